@@ -1,0 +1,159 @@
+import Foundation
+
+/// Reads and writes cassette files: deterministic pretty JSON with sorted keys, side files for
+/// large bodies, atomic replacement, and errors that name the file and the place.
+public struct CassetteCodec: Sendable {
+    /// Bodies above this many bytes are written to side files by default (1 MiB).
+    public static let defaultSideFileThreshold = 1 << 20
+
+    /// Bodies above this many bytes are written to side files.
+    public var sideFileThreshold: Int
+
+    /// Creates a codec.
+    public init(sideFileThreshold: Int = CassetteCodec.defaultSideFileThreshold) {
+        self.sideFileThreshold = sideFileThreshold
+    }
+
+    /// Reads a cassette file and the side files it names.
+    public func load(_ file: URL) throws(CassetteError) -> Cassette {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw CassetteError(file: file.path, kind: .io("cannot read: \(error.localizedDescription)"))
+        }
+        return try decode(data, file: file)
+    }
+
+    /// Parses cassette bytes; `file` names the cassette in errors and locates its side files.
+    public func decode(_ data: Data, file: URL? = nil) throws(CassetteError) -> Cassette {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.tapedeckSideFiles] = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
+        do {
+            return try decoder.decode(Cassette.self, from: data)
+        } catch var error as CassetteError {
+            error.file = file?.path
+            throw error
+        } catch let error as DecodingError {
+            throw CassetteError(file: file?.path, kind: Self.kind(of: error, in: data))
+        } catch {
+            throw CassetteError(file: file?.path, kind: .io("\(error)"))
+        }
+    }
+
+    /// The cassette file's bytes, and the side files to write beside it when `file` is given.
+    public func encode(_ cassette: Cassette, file: URL? = nil) throws(CassetteError) -> EncodedCassette {
+        let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
+        var fragments: [Data] = []
+        fragments.reserveCapacity(cassette.interactions.count)
+        for interaction in cassette.interactions {
+            fragments.append(try encodeFragment(interaction, sideFiles: sideFiles, file: file))
+        }
+        let bytes = try assemble(meta: cassette.meta, fragments: fragments, file: file)
+        return EncodedCassette(bytes: bytes, sideFiles: sideFiles.takePending())
+    }
+
+    /// Writes a cassette atomically: side files first, then the cassette replaced in one rename.
+    public func save(_ cassette: Cassette, to file: URL) throws(CassetteError) {
+        try encode(cassette, file: file).write(to: file)
+    }
+
+    // MARK: Incremental writing
+
+    /// One interaction as it stands inside the `interactions` array: pretty, sorted, indented.
+    func encodeFragment(_ interaction: Interaction, sideFiles: SideFiles, file: URL?) throws(CassetteError) -> Data {
+        do {
+            return Self.indented(try Self.prettyEncoder(sideFiles: sideFiles).encode(interaction), by: 4)
+        } catch {
+            throw CassetteError(file: file?.path, kind: .io("cannot encode interaction: \(error)"))
+        }
+    }
+
+    /// The whole file from already-encoded interaction fragments, in order.
+    func assemble(meta: CassetteMeta, fragments: [Data], file: URL?) throws(CassetteError) -> Data {
+        let metaBytes: Data
+        do {
+            metaBytes = Self.indented(try Self.prettyEncoder(sideFiles: nil).encode(meta), by: 2)
+        } catch {
+            throw CassetteError(file: file?.path, kind: .io("cannot encode meta: \(error)"))
+        }
+        var out = Data()
+        out.reserveCapacity(fragments.reduce(256) { $0 + $1.count + 2 })
+        out.append(contentsOf: "{\n  \"interactions\" : [".utf8)
+        for (index, fragment) in fragments.enumerated() {
+            out.append(contentsOf: (index == 0 ? "\n    " : ",\n    ").utf8)
+            out.append(fragment)
+        }
+        out.append(contentsOf: (fragments.isEmpty ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8)
+        out.append(metaBytes)
+        out.append(contentsOf: ",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8)
+        return out
+    }
+
+    private static func prettyEncoder(sideFiles: SideFiles?) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        if let sideFiles { encoder.userInfo[.tapedeckSideFiles] = sideFiles }
+        return encoder
+    }
+
+    /// Indents every line after the first; safe because JSON strings never hold a raw newline.
+    private static func indented(_ data: Data, by spaces: Int) -> Data {
+        let newline = UInt8(ascii: "\n")
+        var out = Data()
+        out.reserveCapacity(data.count + data.count / 8)
+        let padding = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
+        for byte in data {
+            out.append(byte)
+            if byte == newline { out.append(contentsOf: padding) }
+        }
+        return out
+    }
+
+    // MARK: Errors
+
+    private static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
+        switch error {
+        case let .typeMismatch(_, context), let .valueNotFound(_, context):
+            return .content(path: path(context.codingPath), message: context.debugDescription)
+        case let .keyNotFound(key, context):
+            return .content(path: path(context.codingPath + [key]), message: "required field is missing")
+        case let .dataCorrupted(context):
+            if context.codingPath.isEmpty, let syntax = JSONSyntaxLocator.locate(in: data) { return syntax }
+            return .content(path: path(context.codingPath), message: context.debugDescription)
+        @unknown default:
+            return .content(path: "", message: "\(error)")
+        }
+    }
+
+    /// A coding path as users write it: `interactions[3].response.status`.
+    static func path(_ codingPath: [CodingKey]) -> String {
+        var out = ""
+        for key in codingPath {
+            if let index = key.intValue, key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)" {
+                out += "[\(index)]"
+            } else {
+                out += out.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return out
+    }
+}
+
+/// A cassette's bytes and the side files that must be written beside it.
+public struct EncodedCassette: Sendable {
+    /// The cassette file's bytes.
+    public var bytes: Data
+    /// Large bodies to write beside the cassette before it.
+    var sideFiles: [SideFiles.Pending]
+
+    /// Writes the side files, then replaces the cassette atomically.
+    public func write(to file: URL) throws(CassetteError) {
+        do {
+            try SideFiles.write(sideFiles, into: file.deletingLastPathComponent())
+            try AtomicFile.write(bytes, to: file)
+        } catch {
+            throw CassetteError(file: file.path, kind: .io("\(error)"))
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+// The Codable forms of the cassette types. Bodies need the cassette's ``SideFiles``
+// (in the coder's userInfo) to read and write large bodies beside the cassette.
+
+private enum BodyKey: String, CodingKey, CaseIterable {
+    case text, base64, json, file
+}
+
+extension KeyedDecodingContainer {
+    /// Reads an optional body: absent means empty; otherwise exactly one of text, base64, json, file.
+    fileprivate func decodeBody(forKey key: Key, sideFiles: SideFiles?) throws -> Body {
+        guard contains(key) else { return .empty }
+        let body = try nestedContainer(keyedBy: BodyKey.self, forKey: key)
+        let present = BodyKey.allCases.filter(body.contains)
+        guard present.count == 1, let form = present.first else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "a body has exactly one of \"text\", \"base64\", \"json\" or \"file\"")
+        }
+        switch form {
+        case .text:
+            return Body(Data(try body.decode(String.self, forKey: .text).utf8))
+        case .base64:
+            let encoded = try body.decode(String.self, forKey: .base64)
+            guard let data = Data(base64Encoded: encoded) else {
+                throw DecodingError.dataCorruptedError(forKey: .base64, in: body, debugDescription: "not valid base64")
+            }
+            return Body(data)
+        case .json:
+            return Body(try body.decode(JSONValue.self, forKey: .json).compactData, style: .json)
+        case .file:
+            let name = try body.decode(String.self, forKey: .file)
+            do {
+                guard let sideFiles else { throw SideFileError.noFolder(name) }
+                return Body(try sideFiles.read(name))
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .file, in: body, debugDescription: "\(error)")
+            }
+        }
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Writes a body unless it is empty: text, base64, json as read, or a side file when large.
+    fileprivate mutating func encodeBody(_ value: Body, forKey key: Key, sideFiles: SideFiles?) throws {
+        guard !value.isEmpty else { return }
+        var body = nestedContainer(keyedBy: BodyKey.self, forKey: key)
+        if let sideFiles, sideFiles.wantsSideFile(for: value.data) {
+            try body.encode(sideFiles.add(value.data), forKey: .file)
+        } else if value.style == .json, let json = JSONValue(parsing: value.data) {
+            try body.encode(json, forKey: .json)
+        } else if let text = value.text {
+            try body.encode(text, forKey: .text)
+        } else {
+            try body.encode(value.data.base64EncodedString(), forKey: .base64)
+        }
+    }
+}
+
+extension Decoder {
+    fileprivate var sideFiles: SideFiles? { userInfo[.tapedeckSideFiles] as? SideFiles }
+}
+
+extension Encoder {
+    fileprivate var sideFiles: SideFiles? { userInfo[.tapedeckSideFiles] as? SideFiles }
+}
+
+extension CassetteRequest: Codable {
+    private enum CodingKeys: String, CodingKey { case method, url, headers, body }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        method = try container.decode(String.self, forKey: .method)
+        url = try container.decode(String.self, forKey: .url)
+        headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
+        body = try container.decodeBody(forKey: .body, sideFiles: decoder.sideFiles)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(method, forKey: .method)
+        try container.encode(url, forKey: .url)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeBody(body, forKey: .body, sideFiles: encoder.sideFiles)
+    }
+}
+
+extension CassetteResponse: Codable {
+    private enum CodingKeys: String, CodingKey { case status, headers, body }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        status = try container.decode(Int.self, forKey: .status)
+        guard (100...599).contains(status) else {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: container,
+                                                   debugDescription: "status \(status) is not between 100 and 599")
+        }
+        headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
+        body = try container.decodeBody(forKey: .body, sideFiles: decoder.sideFiles)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(headers, forKey: .headers)
+        try container.encodeBody(body, forKey: .body, sideFiles: encoder.sideFiles)
+    }
+}
+
+extension StreamChunk: Codable {
+    private enum CodingKeys: String, CodingKey { case atMs, text, base64 }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        atMs = try container.decode(Double.self, forKey: .atMs)
+        if let text = try container.decodeIfPresent(String.self, forKey: .text) {
+            data = Data(text.utf8)
+        } else if let encoded = try container.decodeIfPresent(String.self, forKey: .base64),
+                  let decoded = Data(base64Encoded: encoded) {
+            data = decoded
+        } else {
+            throw DecodingError.dataCorruptedError(forKey: .text, in: container,
+                                                   debugDescription: "a chunk has \"text\" or valid \"base64\"")
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(atMs, forKey: .atMs)
+        if let text = String(validatingUTF8Data: data) {
+            try container.encode(text, forKey: .text)
+        } else {
+            try container.encode(data.base64EncodedString(), forKey: .base64)
+        }
+    }
+}
+
+extension Interaction: Codable {
+    private enum CodingKeys: String, CodingKey { case recordedAt, request, response, timing, delayMs, chunks }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recordedAt = try container.decodeIfPresent(String.self, forKey: .recordedAt)
+        request = try container.decode(CassetteRequest.self, forKey: .request)
+        response = try container.decode(CassetteResponse.self, forKey: .response)
+        timing = try container.decodeIfPresent(Timing.self, forKey: .timing)
+        delayMs = try container.decodeIfPresent(Double.self, forKey: .delayMs)
+        chunks = try container.decodeIfPresent([StreamChunk].self, forKey: .chunks)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(recordedAt, forKey: .recordedAt)
+        try container.encode(request, forKey: .request)
+        try container.encode(response, forKey: .response)
+        try container.encodeIfPresent(timing, forKey: .timing)
+        try container.encodeIfPresent(delayMs, forKey: .delayMs)
+        try container.encodeIfPresent(chunks, forKey: .chunks)
+    }
+}
+
+extension Cassette: Decodable {
+    private enum CodingKeys: String, CodingKey { case version, meta, interactions }
+
+    /// Reads a cassette, refusing an unknown version before looking at anything else.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try container.decode(Int.self, forKey: .version)
+        guard version == Cassette.formatVersion else { throw CassetteError(file: nil, kind: .unsupportedVersion(version)) }
+        meta = try container.decodeIfPresent(CassetteMeta.self, forKey: .meta) ?? CassetteMeta()
+        interactions = try container.decode([Interaction].self, forKey: .interactions)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A cassette that cannot be read or written, with the file and the place.
+public struct CassetteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What went wrong.
+    public enum Kind: Sendable, Equatable {
+        /// The file could not be read or written.
+        case io(String)
+        /// The bytes are not JSON; line and column are 1-based.
+        case syntax(line: Int, column: Int, message: String)
+        /// The JSON does not describe a cassette; `path` is like `interactions[3].response.status`.
+        case content(path: String, message: String)
+        /// The cassette declares a format version this release does not know.
+        case unsupportedVersion(Int)
+    }
+
+    /// The cassette file, when there is one.
+    public var file: String?
+    /// What went wrong.
+    public var kind: Kind
+
+    /// Creates an error.
+    public init(file: String?, kind: Kind) {
+        self.file = file
+        self.kind = kind
+    }
+
+    public var description: String {
+        let name = file ?? "cassette"
+        switch kind {
+        case .io(let message):
+            return "\(name): \(message)"
+        case let .syntax(line, column, message):
+            return "\(name):\(line):\(column): invalid JSON: \(message)"
+        case let .content(path, message):
+            return "\(name): \(path.isEmpty ? "(top level)" : path): \(message)"
+        case .unsupportedVersion(let version):
+            return "\(name): cassette format version \(version) is not supported; this release reads version \(Cassette.formatVersion)"
+        }
+    }
+}

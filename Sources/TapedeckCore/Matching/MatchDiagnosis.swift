@@ -1,0 +1,92 @@
+import Foundation
+
+/// Why a request was not served, with the nearest recorded requests: the body of the
+/// replay server's 599 answer and the text of the connector's error.
+public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Why nothing was served.
+    public enum Reason: String, Sendable, Hashable, Codable {
+        /// No recorded interaction matches.
+        case noMatch = "no-match"
+        /// Interactions match but all were played, and the exhaustion policy is `error`.
+        case exhausted
+    }
+
+    /// The request as received.
+    public struct ReceivedRequest: Sendable, Hashable, Codable {
+        /// The method.
+        public var method: String
+        /// The URL, absolute or origin-form.
+        public var url: String
+        /// The headers.
+        public var headers: [String: [String]]
+        /// The body as text, or a note of its size when it is not UTF-8.
+        public var body: String?
+    }
+
+    /// A recorded interaction close to the request, and the rules it failed.
+    public struct NearMiss: Sendable, Hashable, Codable {
+        /// The interaction's position in its cassette.
+        public var index: Int
+        /// The cassette it is in.
+        public var cassette: String
+        /// The recorded method.
+        public var method: String
+        /// The recorded URL.
+        public var url: String
+        /// The rules it failed, such as `body`.
+        public var failedRules: [String]
+        /// One readable difference per failed rule.
+        public var differences: [String]
+    }
+
+    /// Why nothing was served.
+    public var reason: Reason
+    /// The request as received.
+    public var request: ReceivedRequest
+    /// The cassettes searched.
+    public var cassettes: [String]
+    /// The active rules.
+    public var rules: [String]
+    /// Up to three nearest recorded requests; for `exhausted`, the ones already played.
+    public var nearest: [NearMiss]
+    /// What to do next.
+    public var hint: String
+
+    public var description: String {
+        var lines: [String] = []
+        switch reason {
+        case .noMatch: lines.append("Tapedeck: no recorded interaction matches \(request.method) \(request.url)")
+        case .exhausted: lines.append("Tapedeck: every interaction matching \(request.method) \(request.url) was already played")
+        }
+        lines.append("  cassettes searched: \(cassettes.joined(separator: ", "))")
+        lines.append("  rules: \(rules.joined(separator: ", "))")
+        if nearest.isEmpty {
+            lines.append("  the cassettes hold no interactions")
+        } else {
+            lines.append(reason == .exhausted ? "  already played:" : "  nearest recorded requests:")
+            for miss in nearest {
+                let failed = miss.failedRules.isEmpty ? "" : ", failed: \(miss.failedRules.joined(separator: ", "))"
+                lines.append("    #\(miss.index) in \(miss.cassette): \(miss.method) \(miss.url)\(failed)")
+                for (rule, difference) in zip(miss.failedRules, miss.differences) {
+                    lines.append("      \(rule): \(difference)")
+                }
+            }
+        }
+        lines.append("  \(hint)")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension MatchDiagnosis.ReceivedRequest {
+    /// Summarizes a request for a diagnosis.
+    init(_ request: CassetteRequest) {
+        method = request.method
+        url = request.url
+        headers = request.headers.grouped
+        if request.body.isEmpty {
+            body = nil
+        } else {
+            body = request.body.text ?? "(\(request.body.data.count) bytes, not UTF-8)"
+        }
+    }
+}

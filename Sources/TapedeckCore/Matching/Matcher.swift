@@ -1,0 +1,63 @@
+import Foundation
+
+/// Finds the recorded interactions a request matches.
+///
+/// Every recorded request is reduced once to a ``RequestKey`` and indexed, so a lookup
+/// costs one key computation and one hash probe whatever the cassette's size. The host
+/// is checked on the few candidates only when the incoming request names one.
+public struct Matcher: Sendable {
+    let normalizer: RequestNormalizer
+    private let keys: [RequestKey]
+    private let origins: [RequestTarget?]
+    private let index: [RequestKey: [Int]]
+
+    /// Indexes recorded interactions under the options.
+    public init(interactions: [Interaction], options: MatchOptions = .default) {
+        normalizer = RequestNormalizer(options: options, recorded: interactions)
+        var keys: [RequestKey] = []
+        var origins: [RequestTarget?] = []
+        var index: [RequestKey: [Int]] = [:]
+        keys.reserveCapacity(interactions.count)
+        origins.reserveCapacity(interactions.count)
+        for (position, interaction) in interactions.enumerated() {
+            let key = normalizer.key(for: interaction.request)
+            keys.append(key)
+            let target = interaction.request.target
+            origins.append(target.namesHost ? target : nil)
+            index[key, default: []].append(position)
+        }
+        self.keys = keys
+        self.origins = origins
+        self.index = index
+    }
+
+    /// The options in force.
+    public var options: MatchOptions { normalizer.options }
+
+    /// The positions of the interactions the request matches, in recorded order.
+    public func matches(_ request: CassetteRequest) -> [Int] {
+        guard let candidates = index[normalizer.key(for: request)] else { return [] }
+        let target = request.target
+        guard target.namesHost else { return candidates }
+        return candidates.filter { Self.sameOrigin(origins[$0], target) }
+    }
+
+    /// The nearest recorded interactions and why each failed: computed only on a miss.
+    func nearMisses(for request: CassetteRequest, limit: Int = 3) -> [(index: Int, failures: [RuleFailure])] {
+        let key = normalizer.key(for: request)
+        let target = request.target
+        var scored: [(index: Int, weight: Int, failures: [RuleFailure])] = []
+        for position in keys.indices {
+            let failures = RuleFailure.compare(recorded: keys[position], origin: origins[position],
+                                               received: key, target: target)
+            scored.append((position, failures.reduce(0) { $0 + $1.rule.weight }, failures))
+        }
+        scored.sort { ($0.weight, $0.index) < ($1.weight, $1.index) }
+        return scored.prefix(limit).map { ($0.index, $0.failures) }
+    }
+
+    private static func sameOrigin(_ recorded: RequestTarget?, _ incoming: RequestTarget) -> Bool {
+        guard let recorded else { return true }
+        return recorded.scheme == incoming.scheme && recorded.host == incoming.host && recorded.port == incoming.port
+    }
+}

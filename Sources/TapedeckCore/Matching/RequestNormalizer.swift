@@ -1,0 +1,118 @@
+import Foundation
+
+/// Turns requests into ``RequestKey``s under the match options, plus the places a cassette
+/// redacted, so that a live request still matches its redacted recording.
+struct RequestNormalizer: Sendable {
+    let options: MatchOptions
+    private let ignoredQuery: Set<String>
+    private let ignoredForm: Set<String>
+    private let ignoredJSON: [JSONPath]
+    private let matchedHeaders: [String]
+
+    /// Creates a normalizer; `recorded` is scanned for redacted values, which are then ignored.
+    init(options: MatchOptions, recorded: [Interaction]) {
+        self.options = options
+        var query = Set(options.ignoredQueryParameters.map { $0.lowercased() })
+        var form = Set(options.ignoredFormFields.map { $0.lowercased() })
+        var json = options.ignoredJSONPaths
+        var redactedHeaders = Set<String>()
+        var seenJSONPaths = Set(json.map(\.description))
+        let marker = Redactor.placeholder
+        for interaction in recorded {
+            let request = interaction.request
+            if request.url.contains(marker), let text = request.target.query {
+                for pair in FormURLEncoding.pairs(Substring(text)) where pair.value == marker { query.insert(pair.name.lowercased()) }
+            }
+            for field in request.headers where field.value == marker { redactedHeaders.insert(field.name.lowercased()) }
+            guard request.body.data.range(of: Data(marker.utf8)) != nil else { continue }
+            switch BodyKind(contentType: request.headers["Content-Type"]) {
+            case .json:
+                guard let value = JSONValue(parsing: request.body.data) else { break }
+                for path in Self.redactedPaths(in: value) where seenJSONPaths.insert(path.description).inserted { json.append(path) }
+            case .form:
+                for pair in FormURLEncoding.pairs(Substring(decoding: request.body.data, as: UTF8.self)) where pair.value == marker {
+                    form.insert(pair.name.lowercased())
+                }
+            default:
+                break
+            }
+        }
+        ignoredQuery = query
+        ignoredForm = form
+        ignoredJSON = json
+        matchedHeaders = options.matchedHeaders.map { $0.lowercased() }.filter { !redactedHeaders.contains($0) }.sorted()
+    }
+
+    /// The comparable form of a request.
+    func key(for request: CassetteRequest) -> RequestKey {
+        let target = request.target
+        return RequestKey(
+            method: request.method.uppercased(),
+            path: FormURLEncoding.normalizePath(target.path),
+            query: comparableQuery(target.query),
+            body: comparableBody(request),
+            headers: matchedHeaders.map { RequestKey.HeaderValues(name: $0, values: request.headers.values(for: $0)) })
+    }
+
+    /// Decoded, sorted query pairs without ignored names.
+    func comparableQuery(_ query: String?) -> [FormURLEncoding.Pair] {
+        guard let query, !query.isEmpty else { return [] }
+        return FormURLEncoding.pairs(Substring(query)).filter { !ignoredQuery.contains($0.name.lowercased()) }.sorted()
+    }
+
+    /// The body in the form its Content-Type calls for.
+    func comparableBody(_ request: CassetteRequest) -> ComparableBody {
+        if options.ignoreBody { return .ignored }
+        let data = request.body.data
+        guard !data.isEmpty else { return .bytes(data) }
+        let contentType = request.headers["Content-Type"]
+        switch BodyKind(contentType: contentType) {
+        case .json:
+            guard var value = JSONValue(parsing: data) else { return .bytes(data) }
+            for path in ignoredJSON { value = path.rewriting(value) { _ in nil } }
+            return .json(value)
+        case .form:
+            let pairs = FormURLEncoding.pairs(Substring(decoding: data, as: UTF8.self))
+            return .form(pairs.filter { !ignoredForm.contains($0.name.lowercased()) }.sorted())
+        case .multipart:
+            guard let boundary = contentType.flatMap(Multipart.boundary(fromContentType:)),
+                  let parts = Multipart.parts(of: data, boundary: boundary) else { return .bytes(data) }
+            return .multipart(parts.filter { part in part.name.map { !ignoredForm.contains($0.lowercased()) } ?? true })
+        case .other:
+            return .bytes(data)
+        }
+    }
+
+    /// Every concrete path whose value is the redaction placeholder.
+    private static func redactedPaths(in value: JSONValue) -> [JSONPath] {
+        var found: [[JSONPath.Segment]] = []
+        func walk(_ value: JSONValue, _ prefix: [JSONPath.Segment]) {
+            switch value {
+            case .string(Redactor.placeholder): found.append(prefix)
+            case .object(let object): for (key, member) in object { walk(member, prefix + [.key(key)]) }
+            case .array(let array): for (index, element) in array.enumerated() { walk(element, prefix + [.index(index)]) }
+            default: break
+            }
+        }
+        walk(value, [])
+        return found.map { JSONPath(segments: $0) }.sorted { $0.description < $1.description }
+    }
+}
+
+/// How a body is compared, from its Content-Type.
+enum BodyKind {
+    case json, form, multipart, other
+
+    init(contentType: String?) {
+        let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        if mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/json" {
+            self = .json
+        } else if mediaType == "application/x-www-form-urlencoded" {
+            self = .form
+        } else if mediaType == "multipart/form-data" {
+            self = .multipart
+        } else {
+            self = .other
+        }
+    }
+}

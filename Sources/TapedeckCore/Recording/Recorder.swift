@@ -1,0 +1,88 @@
+import Foundation
+
+/// The recording policy shared by the recording proxy and the in-process connector: decides
+/// whether a request is replayed or forwarded, and records forwarded exchanges durably,
+/// redacted, in the order they finish.
+///
+/// Interactions recorded during a run are not served back in that run, so polling the same
+/// URL records every answer.
+public final class Recorder: Sendable {
+    /// What to do with one request.
+    public enum Route: Sendable {
+        /// Serve this recorded interaction.
+        case replay(Playback)
+        /// Send it to the live service and record the exchange.
+        case forward
+        /// Neither: the mode forbids recording and nothing matches.
+        case unmatched(MatchDiagnosis)
+    }
+
+    /// The mode in force.
+    public let mode: RecordMode
+    /// The cassette file.
+    public let file: URL
+    private let player: Player?
+    private let redactor: Redactor
+    private let writer: CassetteWriter?
+
+    /// Opens a cassette for recording.
+    ///
+    /// - Parameters:
+    ///   - file: the cassette; created on the first recorded interaction when missing.
+    ///   - mode: `replay` and `once` (with an existing cassette) never record.
+    ///   - flushDelay: how long saves are coalesced; the file is never further behind than this.
+    ///   - onSaveError: called from the background saver when a save fails (disk full, say).
+    public init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
+                playback: PlaybackOptions = PlaybackOptions(), codec: CassetteCodec = CassetteCodec(),
+                flushDelay: Duration = .milliseconds(200),
+                onSaveError: @escaping @Sendable (CassetteError) -> Void = { _ in }) throws(CassetteError) {
+        let exists = FileManager.default.fileExists(atPath: file.path)
+        let existing: Cassette? = exists && mode != .all ? try codec.load(file) : nil
+        if mode == .replay && existing == nil {
+            throw CassetteError(file: file.path, kind: .io(
+                "the cassette does not exist; record it first (TAPEDECK_MODE=once or new-episodes, or `tapedeck record`)"))
+        }
+        self.mode = mode
+        self.file = file
+        self.redactor = Redactor(rules: redaction)
+        self.player = existing.map { Player(cassette: $0, name: file.path, options: playback) }
+        let records = mode == .all || mode == .newEpisodes || (mode == .once && existing == nil)
+        self.writer = records
+            ? CassetteWriter(file: file, codec: codec, meta: existing?.meta ?? .now(), existing: existing?.interactions ?? [],
+                             flushDelay: flushDelay, onError: onSaveError)
+            : nil
+    }
+
+    /// Whether this recorder may forward and record at all.
+    public var isRecording: Bool { writer != nil }
+
+    /// Decides what to do with a request.
+    public func route(_ request: CassetteRequest, session: String = "") -> Route {
+        guard let player, mode != .all else { return .forward }
+        switch player.play(request, session: session) {
+        case .played(let playback): return .replay(playback)
+        case .unmatched(let diagnosis): return isRecording ? .forward : .unmatched(diagnosis)
+        }
+    }
+
+    /// Redacts an exchange and appends it; it is on disk within the flush delay.
+    @discardableResult
+    public func record(_ interaction: Interaction) throws(CassetteError) -> Interaction {
+        guard let writer else {
+            throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
+        }
+        var clean = redactor.redact(interaction).0
+        clean.request.headers = clean.request.headers.removingHopByHop
+        clean.response.headers = clean.response.headers.removingHopByHop
+        try writer.append(clean)
+        return clean
+    }
+
+    /// Writes everything recorded so far and waits until it is on disk.
+    public func flush() throws(CassetteError) {
+        try writer?.flush()
+    }
+
+    /// The interactions the cassette holds now: the earlier ones, then those recorded in this run.
+    public var interactions: [Interaction] { writer?.interactions ?? player?.interactions ?? [] }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Applies ``RedactionRules`` to interactions, replacing each secret value by `<redacted>`.
+public struct Redactor: Sendable {
+    /// The value that stands where a secret was.
+    public static let placeholder = "<redacted>"
+
+    /// The rules applied.
+    public let rules: RedactionRules
+
+    /// Creates a redactor.
+    public init(rules: RedactionRules = .defaults) {
+        self.rules = rules
+    }
+
+    /// The interaction with every secret replaced, and a note of each place that changed.
+    public func redact(_ interaction: Interaction) -> (Interaction, changes: [String]) {
+        var result = interaction
+        var changes: [String] = []
+        result.request.headers = redactHeaders(interaction.request.headers, names: rules.requestHeaders,
+                                               side: "request", changes: &changes)
+        result.response.headers = redactHeaders(interaction.response.headers, names: rules.responseHeaders,
+                                                side: "response", changes: &changes)
+        result.request.url = redactQuery(in: interaction.request.url, changes: &changes)
+        result.request.body = redactBody(interaction.request.body, contentType: interaction.request.headers["Content-Type"],
+                                         side: "request", changes: &changes)
+        result.response.body = redactBody(interaction.response.body, contentType: interaction.response.headers["Content-Type"],
+                                          side: "response", changes: &changes)
+        return (result, changes)
+    }
+
+    private func redactHeaders(_ headers: HeaderList, names: Set<String>, side: String,
+                               changes: inout [String]) -> HeaderList {
+        var copy = headers
+        copy.mapValues { field in
+            guard names.contains(field.name.lowercased()), field.value != Self.placeholder else { return field.value }
+            changes.append("\(side) header \(field.name)")
+            return Self.placeholder
+        }
+        return copy
+    }
+
+    private func redactQuery(in url: String, changes: inout [String]) -> String {
+        guard !rules.queryParameters.isEmpty, let questionMark = url.firstIndex(of: "?") else { return url }
+        let queryStart = url.index(after: questionMark)
+        let fragmentStart = url[queryStart...].firstIndex(of: "#") ?? url.endIndex
+        let (query, changed) = FormURLEncoding.rewritingValues(url[queryStart..<fragmentStart], of: rules.queryParameters,
+                                                               to: Self.placeholder)
+        guard changed else { return url }
+        changes.append("query parameters")
+        return String(url[..<queryStart]) + query + String(url[fragmentStart...])
+    }
+
+    private func redactBody(_ body: Body, contentType: String?, side: String, changes: inout [String]) -> Body {
+        guard !body.isEmpty else { return body }
+        switch BodyKind(contentType: contentType) {
+        case .json:
+            guard !rules.jsonPaths.isEmpty, var value = JSONValue(parsing: body.data) else { return body }
+            var changed: [String] = []
+            for path in rules.jsonPaths {
+                value = path.rewriting(value) { old in
+                    guard old != .string(Self.placeholder) else { return old }
+                    changed.append(path.description)
+                    return .string(Self.placeholder)
+                }
+            }
+            guard !changed.isEmpty else { return body }
+            changes.append("\(side) body \(Set(changed).sorted().joined(separator: ", "))")
+            return Body(value.compactData, style: body.style)
+        case .form where side == "request":
+            let text = Substring(decoding: body.data, as: UTF8.self)
+            let (rewritten, changed) = FormURLEncoding.rewritingValues(text, of: rules.queryParameters, to: Self.placeholder)
+            guard changed else { return body }
+            changes.append("\(side) form fields")
+            return Body(Data(rewritten.utf8), style: body.style)
+        default:
+            return body
+        }
+    }
+}

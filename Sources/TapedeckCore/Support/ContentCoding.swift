@@ -1,0 +1,98 @@
+import CZlib
+import Foundation
+
+/// A `Content-Encoding` that Tapedeck stores decoded and encodes again on replay.
+public enum ContentCoding: String, Sendable, CaseIterable {
+    /// RFC 1952 gzip.
+    case gzip
+    /// RFC 1950 zlib-wrapped deflate (raw deflate is accepted when decoding).
+    case deflate
+
+    /// The coding named by a `Content-Encoding` header, if Tapedeck handles it.
+    public init?(header: String?) {
+        guard let header else { return nil }
+        switch header.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "gzip", "x-gzip": self = .gzip
+        case "deflate": self = .deflate
+        default: return nil
+        }
+    }
+
+    /// Compresses bytes; the output is deterministic for the same input.
+    public func encode(_ data: Data) throws(ContentCodingError) -> Data {
+        var stream = z_stream()
+        let windowBits: Int32 = self == .gzip ? 15 + 16 : 15
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
+                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw ContentCodingError(coding: self, operation: "encode", message: "zlib did not start")
+        }
+        defer { deflateEnd(&stream) }
+        let bound = Int(deflateBound(&stream, uLong(data.count))) + 32
+        var output = Data(count: bound)
+        let status: Int32 = data.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(out.count)
+                return CZlib.deflate(&stream, Z_FINISH)
+            }
+        }
+        guard status == Z_STREAM_END else {
+            throw ContentCodingError(coding: self, operation: "encode", message: "zlib status \(status)")
+        }
+        output.count = Int(stream.total_out)
+        return output
+    }
+
+    /// Decompresses bytes, or throws if they are not valid for this coding.
+    public func decode(_ data: Data) throws(ContentCodingError) -> Data {
+        switch self {
+        case .gzip:
+            return try inflate(data, windowBits: 15 + 16)
+        case .deflate:
+            if let wrapped = try? inflate(data, windowBits: 15) { return wrapped }
+            return try inflate(data, windowBits: -15)
+        }
+    }
+
+    private func inflate(_ data: Data, windowBits: Int32) throws(ContentCodingError) -> Data {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw ContentCodingError(coding: self, operation: "decode", message: "zlib did not start")
+        }
+        defer { inflateEnd(&stream) }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var status: Int32 = Z_OK
+        data.withUnsafeBytes { input in
+            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = uInt(input.count)
+            repeat {
+                chunk.withUnsafeMutableBytes { out in
+                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                    stream.avail_out = uInt(out.count)
+                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                    output.append(out.bindMemory(to: UInt8.self).baseAddress!, count: out.count - Int(stream.avail_out))
+                }
+            } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
+        }
+        guard status == Z_STREAM_END else {
+            throw ContentCodingError(coding: self, operation: "decode",
+                                     message: status == Z_OK ? "the stream is truncated" : "zlib status \(status)")
+        }
+        return output
+    }
+}
+
+/// Bytes that could not be compressed or decompressed.
+public struct ContentCodingError: Error, CustomStringConvertible, Sendable {
+    /// The coding involved.
+    public let coding: ContentCoding
+    /// `encode` or `decode`.
+    public let operation: String
+    /// What went wrong.
+    public let message: String
+
+    public var description: String { "cannot \(operation) \(coding.rawValue) body: \(message)" }
+}
