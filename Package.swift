@@ -1,18 +1,32 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// One target per dependency boundary, so a user pays only for what they import:
+// the connector (`Tapedeck`) needs no SwiftNIO; the servers live in `TapedeckServer`.
 let package = Package(
     name: "Tapedeck",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Tapedeck", targets: ["Tapedeck"]),
+        .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
+        .library(name: "TapedeckOpenAPI", targets: ["TapedeckOpenAPI"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBenchmarks"]),
+        .executable(name: "bare-server", targets: ["BareServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
@@ -35,17 +49,69 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // Swift Testing trait and XCTest helper: a cassette per test.
+        .target(name: "TapedeckTesting", dependencies: ["Tapedeck"]),
+        // swift-openapi-runtime ClientTransport and recording middleware.
+        .target(
+            name: "TapedeckOpenAPI",
+            dependencies: [
+                "Tapedeck",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
+        ),
+        // Cassette tooling: inspect, lint, redact, prune, merge, HAR and VCR import.
+        .target(
+            name: "TapedeckTooling",
+            dependencies: [
+                "TapedeckCore",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The replay server and the recording proxy on SwiftNIO.
+        .target(
+            name: "TapedeckServer",
+            dependencies: [
+                "TapedeckCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The command line: parse, build a configuration, run.
         .executableTarget(
             name: "TapedeckCLI",
             dependencies: [
-                "TapedeckCore",
+                "TapedeckServer",
+                "TapedeckTooling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Benchmarks: connector replay (release mode) and the bare SwiftNIO baseline server.
+        .executableTarget(name: "TapedeckBenchmarks", dependencies: ["Tapedeck"], path: "Benchmarks/ConnectorBenchmark"),
         .executableTarget(
-            name: "TapedeckBenchmarks",
-            dependencies: ["Tapedeck"],
-            path: "Benchmarks/ConnectorBenchmark"
+            name: "BareServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/BareServer"
+        ),
+        // The example API client of Examples/, tested entirely from cassettes.
+        .target(name: "ExampleAPIClient", dependencies: ["Tapedeck"], path: "Examples/APIClient/Sources"),
+        .testTarget(
+            name: "ExampleAPIClientTests",
+            dependencies: ["ExampleAPIClient", "TapedeckTesting"],
+            path: "Examples/APIClient/Tests",
+            resources: [.copy("cassettes")]
         ),
         .testTarget(
             name: "TapedeckCoreTests",
@@ -54,9 +120,21 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "TapedeckTests", dependencies: ["Tapedeck"]),
+        .testTarget(name: "TapedeckTestingTests", dependencies: ["TapedeckTesting"]),
+        .testTarget(name: "TapedeckOpenAPITests", dependencies: ["TapedeckOpenAPI"]),
+        .testTarget(name: "TapedeckToolingTests", dependencies: ["TapedeckTooling"]),
         .testTarget(
-            name: "TapedeckTests",
-            dependencies: ["Tapedeck"]
+            name: "TapedeckServerTests",
+            dependencies: [
+                "TapedeckServer",
+                "Tapedeck",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
     ]
 )

@@ -1,0 +1,1 @@
+print("bare server: filled in by the replay-server issue")

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import TapedeckCore
+
+/// Replays a cassette in process: the same matching, exhaustion policy and latency as the
+/// replay server, and no socket at all.
+///
+/// ```swift
+/// let connector = try CassetteConnector(cassette: URL(filePath: "cassettes/example.json"))
+/// let (response, data) = try await connector.send(
+///     HTTPRequest(method: .get, scheme: "http", authority: "api.example.test", path: "/plaintext?name=Shawn"),
+///     body: nil)
+/// ```
+public final class CassetteConnector: HTTPConnector {
+    /// The player holding the cassette and the playback positions.
+    public let player: Player
+    private let clock: any Clock<Duration>
+
+    /// Loads a cassette file.
+    ///
+    /// - Parameter clock: the clock latency waits on; tests inject one to check delays without sleeping.
+    public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(),
+                            codec: CassetteCodec = CassetteCodec(), clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(cassette: try codec.load(file), name: file.path, options: options, clock: clock)
+    }
+
+    /// Replays a cassette already in memory.
+    public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(),
+                clock: any Clock<Duration> = ContinuousClock()) {
+        self.player = Player(cassette: cassette, name: name, options: options)
+        self.clock = clock
+    }
+
+    /// Serves the matching recorded response, after the latency model's delay.
+    ///
+    /// - Throws: ``UnmatchedRequestError`` when nothing matches; `CancellationError` when cancelled while waiting.
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        try await serve(CassetteRequest(request, body: body), from: player, clock: clock)
+    }
+
+    /// Puts playback back to the start.
+    public func reset() {
+        player.reset()
+    }
+}
+
+/// Plays a request on a player and waits its delay: shared by the replaying connectors.
+func serve(_ request: CassetteRequest, from player: Player, clock: any Clock<Duration>) async throws -> (HTTPResponse, Data) {
+    switch player.play(request) {
+    case .played(let playback):
+        try await wait(playback.delay.total, on: clock)
+        return playback.interaction.decodedResponse()
+    case .unmatched(let diagnosis):
+        throw UnmatchedRequestError(diagnosis: diagnosis)
+    }
+}
+
+/// Waits on a clock, unless there is nothing to wait.
+func wait(_ duration: Duration, on clock: any Clock<Duration>) async throws {
+    guard duration > .zero else { return try Task.checkCancellation() }
+    try await clock.sleep(for: duration)
+}
+
+extension Clock<Duration> {
+    /// Sleeps for a duration from now.
+    func sleep(for duration: Duration) async throws {
+        try await sleep(until: now.advanced(by: duration), tolerance: nil)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import HTTPTypes
+import TapedeckCore
+
+extension CassetteRequest {
+    /// The core's form of a swift-http-types request: absolute when it names scheme and authority.
+    init(_ request: HTTPRequest, body: Data?) {
+        let path = request.path ?? "/"
+        let url: String
+        if let scheme = request.scheme, let authority = request.authority {
+            url = "\(scheme)://\(authority)\(path)"
+        } else {
+            url = path
+        }
+        var headers = HeaderList()
+        for field in request.headerFields { headers.append(name: field.name.rawName, value: field.value) }
+        self.init(method: request.method.rawValue, url: url, headers: headers.removingHopByHop, body: Body(body ?? Data()))
+    }
+}
+
+extension HTTPFields {
+    /// Header fields from a cassette's list; names HTTP cannot carry are left out.
+    init(_ headers: HeaderList) {
+        self.init()
+        for field in headers {
+            guard let name = HTTPField.Name(field.name) else { continue }
+            append(HTTPField(name: name, value: field.value))
+        }
+    }
+}
+
+extension HeaderList {
+    /// A cassette header list from swift-http-types fields, hop-by-hop ones removed.
+    init(_ fields: HTTPFields) {
+        self.init(fields.map { HeaderField(name: $0.name.rawName, value: $0.value) })
+        self = removingHopByHop
+    }
+}
+
+extension Interaction {
+    /// The response as a URLSession caller sees it: the body decoded, without `Content-Encoding`.
+    func decodedResponse() -> (HTTPResponse, Data) {
+        var headers = response.headers
+        let data = responseBodyData
+        if response.contentCoding != nil {
+            headers.remove("Content-Encoding")
+        }
+        if headers.contains("Content-Length") {
+            headers.set(name: "Content-Length", value: String(data.count))
+        }
+        return (HTTPResponse(status: .init(code: response.status), headerFields: HTTPFields(headers)), data)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import TapedeckCore
+
+/// Wraps a live connector and records in process, with the same modes and redaction as
+/// `tapedeck record`. `TAPEDECK_MODE` overrides the mode, so a suite is re-recorded
+/// without code changes.
+public final class RecordingConnector: HTTPConnector {
+    /// The recording policy and cassette.
+    public let recorder: Recorder
+    private let live: any HTTPConnector
+    private let clock: any Clock<Duration>
+
+    /// Opens a cassette for recording through `live`.
+    ///
+    /// - Parameters:
+    ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - clock: what replayed latency waits on.
+    public init(live: any HTTPConnector = URLSessionConnector(), cassette: URL, mode: RecordMode = .newEpisodes,
+                redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.live = live
+        self.clock = clock
+        self.recorder = try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
+                                     redaction: redaction, playback: options)
+    }
+
+    /// The mode in force after `TAPEDECK_MODE`.
+    public var mode: RecordMode { recorder.mode }
+
+    /// Replays what the cassette has, forwards and records the rest as the mode says.
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        let recorded = CassetteRequest(request, body: body)
+        switch recorder.route(recorded) {
+        case .replay(let playback):
+            try await wait(playback.delay.total, on: clock)
+            return playback.interaction.decodedResponse()
+        case .unmatched(let diagnosis):
+            throw UnmatchedRequestError(diagnosis: diagnosis)
+        case .forward:
+            let start = ContinuousClock.now
+            let (response, data) = try await live.send(request, body: body)
+            let elapsed = start.duration(to: .now)
+            let milliseconds = (Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            let rounded = (milliseconds * 10).rounded() / 10
+            var headers = HeaderList(response.headerFields)
+            // URLSession hands bodies over decoded; the cassette keeps the coding header and the
+            // decoded body, which is exactly its stored form.
+            headers.remove("Content-Length")
+            try recorder.record(Interaction(
+                recordedAt: Timestamp.now(),
+                request: recorded,
+                response: CassetteResponse(status: response.status.code, headers: headers, body: Body(data)),
+                timing: Timing(firstByteMs: rounded, totalMs: rounded)))
+            return (response, data)
+        }
+    }
+
+    /// Writes everything recorded so far to disk now.
+    public func flush() throws {
+        try recorder.flush()
+    }
+}
