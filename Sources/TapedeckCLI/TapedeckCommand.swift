@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `tapedeck`: record real HTTP exchanges into cassettes and play them back.
 @main
@@ -16,4 +17,31 @@ struct TapedeckCommand: AsyncParsableCommand {
             HARCommand.self, ImportVCRCommand.self,
         ]
     )
+
+    /// Runs the command, mapping usage errors to exit status 2 as the contract says
+    /// (swift-argument-parser would use 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code == .validationFailure else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty { FileHandleOutput.standardError(message) }
+            exit(withError: ExitCode(2))
+        }
+    }
+}
+
+/// Writes lines to the standard streams.
+enum FileHandleOutput {
+    /// Writes a line to standard error.
+    static func standardError(_ line: String) {
+        FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
+    }
 }
