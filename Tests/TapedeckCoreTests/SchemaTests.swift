@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import TapedeckCore
+
+/// Runs the shipped JSON Schema validator (Python's `jsonschema`) over cassettes.
+@Suite("JSON Schema")
+struct SchemaTests {
+    func validate(_ paths: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", repositoryRoot.appendingPathComponent("scripts/validate_cassettes.py").path] + paths
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test("every cassette under cassettes/ is valid against the schema")
+    func shippedCassettes() throws {
+        let result = try validate([repositoryRoot.appendingPathComponent("cassettes").path])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("ok "))
+    }
+
+    @Test("the schema rejects broken cassettes (its self-test)")
+    func schemaSelfTest() throws {
+        let result = try validate(["--self-test"])
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test("what Tapedeck writes is valid against the schema, every body form included")
+    func writtenCassette() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("written.json")
+        let json: HeaderList = ["Content-Type": "application/json"]
+        let written = cassette([
+            Interaction(recordedAt: "2026-11-21T10:00:00.123Z",
+                        request: request("POST", "https://api.example.test/a?x=1", headers: json, body: #"{"a":1}"#),
+                        response: CassetteResponse(status: 201, headers: ["Content-Encoding": "gzip"], body: Body(text: "ok")),
+                        timing: Timing(firstByteMs: 1.5, totalMs: 2)),
+            Interaction(recordedAt: "2026-11-21T10:00:01.000Z", request: request("GET", "/bin"),
+                        response: CassetteResponse(status: 200, body: Body(Data(repeating: 0xFF, count: 2048))), delayMs: 3),
+            Interaction(recordedAt: "2026-11-21T10:00:02.000Z", request: request("GET", "/b64"),
+                        response: CassetteResponse(status: 200, body: Body(Data([0xFF, 0xFE])))),
+            Interaction(recordedAt: "2026-11-21T10:00:03.000Z", request: request("GET", "/json"),
+                        response: CassetteResponse(status: 200, body: Body(Data(#"{"b":[1]}"#.utf8), style: .json))),
+            Interaction(recordedAt: "2026-11-21T10:00:04.000Z", request: request("GET", "/events"),
+                        response: CassetteResponse(status: 200, headers: ["Content-Type": "text/event-stream"]),
+                        chunks: [StreamChunk(atMs: 0, data: Data("data: a\n\n".utf8)), StreamChunk(atMs: 5, data: Data([0xFF]))]),
+        ])
+        try CassetteCodec(sideFileThreshold: 1024).save(written, to: file)
+        let result = try validate([file.path])
+        #expect(result.status == 0, "\(result.output)")
+    }
+}
