@@ -246,6 +246,8 @@ def make_server(port: int = 0, quiet: bool = False) -> ThreadingHTTPServer:
     handler = type("QuietHandler" if quiet else "Handler", (Handler,), {"quiet": quiet})
     server = ThreadingHTTPServer((HOST, port), handler)
     server.daemon_threads = True
+    # Keep-alive clients may hold a connection open forever: do not wait for them on close.
+    server.block_on_close = False
     return server
 
 

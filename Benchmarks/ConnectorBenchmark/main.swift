@@ -1,1 +1,71 @@
-print("bench")
+// Connector replay benchmark: time per request with a 10- and a 100,000-interaction
+// cassette, and the load time of the large one. Run in release mode:
+//
+//     swift run -c release tapedeck-bench [--requests N]
+//
+// Figures are printed as absolute times and as ratios to the small cassette, measured in
+// the same run, so they compare across machines.
+import Foundation
+import HTTPTypes
+import Tapedeck
+
+/// Builds a cassette of `count` GETs, each answered with a small JSON body.
+func makeCassette(count: Int) -> Cassette {
+    let interactions = (0..<count).map { number in
+        Interaction(
+            recordedAt: "2026-11-21T10:00:00.000Z",
+            request: CassetteRequest(method: "GET", url: "https://api.example.test/items/\(number)?view=full&lang=en",
+                                     headers: ["Accept": "application/json"]),
+            response: CassetteResponse(status: 200, headers: ["Content-Type": "application/json"],
+                                       body: Body(text: #"{"id":\#(number),"name":"item \#(number)","tags":["a","b"],"price":12.5}"#)),
+            timing: Timing(firstByteMs: 10, totalMs: 12))
+    }
+    return Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00Z", recordedWith: "tapedeck-bench"), interactions: interactions)
+}
+
+/// Average microseconds per request over `requests` sends spread over the cassette's interactions.
+func timePerRequest(_ connector: CassetteConnector, interactions: Int, requests: Int) async throws -> Double {
+    let prepared = (0..<min(interactions, 1000)).map { number -> HTTPRequest in
+        var request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.test",
+                                  path: "/items/\(number * (interactions / min(interactions, 1000)))?lang=en&view=full")
+        request.headerFields[.accept] = "application/json"
+        return request
+    }
+    for request in prepared.prefix(100) { _ = try await connector.send(request, body: nil) }  // warm up
+    let clock = ContinuousClock()
+    let start = clock.now
+    for index in 0..<requests { _ = try await connector.send(prepared[index % prepared.count], body: nil) }
+    let elapsed = start.duration(to: clock.now)
+    return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(requests)
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+let arguments = CommandLine.arguments
+let requests = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 200_000
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-bench-\(getpid())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+
+let smallFile = folder.appendingPathComponent("small.json")
+let largeFile = folder.appendingPathComponent("large.json")
+try CassetteCodec().save(makeCassette(count: 10), to: smallFile)
+try CassetteCodec().save(makeCassette(count: 100_000), to: largeFile)
+let largeSize = (try FileManager.default.attributesOfItem(atPath: largeFile.path)[.size] as? Int) ?? 0
+
+let clock = ContinuousClock()
+let loadStart = clock.now
+let large = try CassetteConnector(cassette: largeFile)
+let loadTime = loadStart.duration(to: clock.now)
+let small = try CassetteConnector(cassette: smallFile)
+
+let smallTime = try await timePerRequest(small, interactions: 10, requests: requests)
+let largeTime = try await timePerRequest(large, interactions: 100_000, requests: requests)
+
+print("Tapedeck connector benchmark (\(requests) requests each, release build)")
+print(String(format: "  replay, 10 interactions:        %8.2f µs/request  (baseline, 1.00)", smallTime))
+print(String(format: "  replay, 100,000 interactions:   %8.2f µs/request  (%.2f × the 10-interaction cassette)", largeTime, largeTime / smallTime))
+print(String(format: "  load, 100,000 interactions:     %8.3f s  (%.1f MB cassette, parse + index)", seconds(loadTime), Double(largeSize) / 1e6))
+print("  goals: < 10 µs/request; large within 1.5 × small; load < 2 s")
