@@ -99,15 +99,13 @@ public struct CassetteCodec: Sendable {
 
     /// Indents every line after the first; safe because JSON strings never hold a raw newline.
     private static func indented(_ data: Data, by spaces: Int) -> Data {
-        let newline = UInt8(ascii: "\n")
-        var out = Data()
-        out.reserveCapacity(data.count + data.count / 8)
-        let padding = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
+        var out = [UInt8]()
+        out.reserveCapacity(data.count + data.count / 4)
         for byte in data {
             out.append(byte)
-            if byte == newline { out.append(contentsOf: padding) }
+            if byte == UInt8(ascii: "\n") { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces)) }
         }
-        return out
+        return Data(out)
     }
 
     // MARK: Errors

@@ -93,11 +93,11 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
     public static func isHopByHop(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return lower.hasPrefix("proxy-") || hopByHopNames.contains(lower)
+        if name.utf8.count >= 6, String(name.prefix(6)).caseInsensitiveEquals("proxy-") { return true }
+        return hopByHopNames.contains { $0.caseInsensitiveEquals(name) }
     }
 
-    private static let hopByHopNames: Set<String> = [
+    private static let hopByHopNames = [
         "connection", "keep-alive", "te", "trailer", "trailers", "transfer-encoding", "upgrade",
     ]
 }

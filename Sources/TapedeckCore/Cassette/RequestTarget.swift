@@ -1,6 +1,9 @@
 import Foundation
 
-/// A request URL split into scheme, host, port, path and query, without Foundation's URL parsing cost.
+/// A request URL split into scheme, host, port, path and query.
+///
+/// Split on the UTF-8 bytes, without Foundation's URL parsing or grapheme breaking:
+/// this runs once per request on the replay hot path.
 public struct RequestTarget: Sendable, Hashable {
     /// `http` or `https`, lowercased; nil for an origin-form URL.
     public var scheme: String?
@@ -18,25 +21,26 @@ public struct RequestTarget: Sendable, Hashable {
 
     /// Splits a URL, absolute or origin-form.
     public init(_ url: String) {
-        var rest = Substring(url)
-        if let hashIndex = rest.firstIndex(of: "#") { rest = rest[..<hashIndex] }
-        if !rest.hasPrefix("/"), let schemeEnd = rest.range(of: "://") {
-            let scheme = rest[..<schemeEnd.lowerBound].lowercased()
-            rest = rest[schemeEnd.upperBound...]
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let bytes = url.utf8
+        var rest = bytes[...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        if rest.first != UInt8(ascii: "/"), let schemeEnd = Self.find("://", in: rest) {
+            let scheme = String(Substring(rest[..<schemeEnd])).lowercased()
+            rest = rest[bytes.index(schemeEnd, offsetBy: 3)...]
+            let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
             var authority = rest[..<authorityEnd]
             rest = rest[authorityEnd...]
-            if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-            let (host, port) = RequestTarget.splitAuthority(authority)
+            if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[bytes.index(after: at)...] }
+            let (host, port) = Self.splitAuthority(Substring(authority))
             self.scheme = scheme
             self.host = host.lowercased()
             self.port = port ?? (scheme == "https" ? 443 : 80)
         }
-        if let questionMark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: questionMark)...])
+        if let questionMark = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(Substring(rest[bytes.index(after: questionMark)...]))
             rest = rest[..<questionMark]
         }
-        path = rest.isEmpty ? "/" : String(rest)
+        path = rest.isEmpty ? "/" : String(Substring(rest))
     }
 
     /// `scheme://host:port`, for messages; nil for origin-form.
@@ -46,13 +50,23 @@ public struct RequestTarget: Sendable, Hashable {
         return "\(scheme)://\(shownHost):\(port)"
     }
 
+    private static func find(_ needle: String, in haystack: Substring.UTF8View) -> String.Index? {
+        let pattern = Array(needle.utf8)
+        var index = haystack.startIndex
+        while index < haystack.endIndex {
+            if haystack[index...].starts(with: pattern) { return index }
+            index = haystack.index(after: index)
+        }
+        return nil
+    }
+
     private static func splitAuthority(_ authority: Substring) -> (String, Int?) {
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             let host = authority[authority.index(after: authority.startIndex)..<close]
             let afterClose = authority[authority.index(after: close)...]
             return (String(host), afterClose.hasPrefix(":") ? Int(afterClose.dropFirst()) : nil)
         }
-        if let colon = authority.lastIndex(of: ":") {
+        if let colon = authority.utf8.lastIndex(of: UInt8(ascii: ":")) {
             return (String(authority[..<colon]), Int(authority[authority.index(after: colon)...]))
         }
         return (String(authority), nil)

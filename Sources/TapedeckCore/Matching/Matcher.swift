@@ -20,9 +20,9 @@ public struct Matcher: Sendable {
         keys.reserveCapacity(interactions.count)
         origins.reserveCapacity(interactions.count)
         for (position, interaction) in interactions.enumerated() {
-            let key = normalizer.key(for: interaction.request)
-            keys.append(key)
             let target = interaction.request.target
+            let key = normalizer.key(for: interaction.request, target: target)
+            keys.append(key)
             origins.append(target.namesHost ? target : nil)
             index[key, default: []].append(position)
         }
@@ -36,16 +36,16 @@ public struct Matcher: Sendable {
 
     /// The positions of the interactions the request matches, in recorded order.
     public func matches(_ request: CassetteRequest) -> [Int] {
-        guard let candidates = index[normalizer.key(for: request)] else { return [] }
         let target = request.target
+        guard let candidates = index[normalizer.key(for: request, target: target)] else { return [] }
         guard target.namesHost else { return candidates }
         return candidates.filter { Self.sameOrigin(origins[$0], target) }
     }
 
     /// The nearest recorded interactions and why each failed: computed only on a miss.
     func nearMisses(for request: CassetteRequest, limit: Int = 3) -> [(index: Int, failures: [RuleFailure])] {
-        let key = normalizer.key(for: request)
         let target = request.target
+        let key = normalizer.key(for: request, target: target)
         var scored: [(index: Int, weight: Int, failures: [RuleFailure])] = []
         for position in keys.indices {
             let failures = RuleFailure.compare(recorded: keys[position], origin: origins[position],

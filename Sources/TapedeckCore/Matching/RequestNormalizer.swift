@@ -43,10 +43,9 @@ struct RequestNormalizer: Sendable {
         matchedHeaders = options.matchedHeaders.map { $0.lowercased() }.filter { !redactedHeaders.contains($0) }.sorted()
     }
 
-    /// The comparable form of a request.
-    func key(for request: CassetteRequest) -> RequestKey {
-        let target = request.target
-        return RequestKey(
+    /// The comparable form of a request whose URL is already split into `target`.
+    func key(for request: CassetteRequest, target: RequestTarget) -> RequestKey {
+        RequestKey(
             method: request.method.uppercased(),
             path: FormURLEncoding.normalizePath(target.path),
             query: comparableQuery(target.query),

@@ -49,24 +49,8 @@ public final class Player: Sendable {
         guard !candidates.isEmpty else {
             return .unmatched(diagnosis(for: request, reason: .noMatch, nearest: matcher.nearMisses(for: request)))
         }
-        let choice: (index: Int, playCount: Int)? = playCounts.withLock { sessions in
-            var counts = sessions[session, default: [:]]
-            defer { sessions[session] = counts }
-            let chosen: Int
-            if let fresh = candidates.first(where: { counts[$0, default: 0] == 0 }) {
-                chosen = fresh
-            } else {
-                switch options.exhaustion {
-                case .repeatLast: chosen = candidates[candidates.count - 1]
-                case .error: return nil
-                case .cycle:
-                    let least = candidates.map { counts[$0, default: 0] }.min() ?? 0
-                    chosen = candidates.first { counts[$0, default: 0] == least }!
-                }
-            }
-            let playCount = counts[chosen, default: 0]
-            counts[chosen] = playCount + 1
-            return (chosen, playCount)
+        let choice = playCounts.withLock { sessions in
+            Self.choose(among: candidates, counts: &sessions[session, default: [:]], policy: options.exhaustion)
         }
         guard let choice else {
             return .unmatched(diagnosis(for: request, reason: .exhausted, nearest: candidates.suffix(3).map { ($0, []) }))
@@ -78,6 +62,26 @@ public final class Player: Sendable {
             index: choice.index - firstIndexOfCassette[cassetteOfIndex[choice.index]],
             playCount: choice.playCount,
             delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount)))
+    }
+
+    /// Picks the interaction to serve and counts the play; nil when exhausted under `error`.
+    private static func choose(among candidates: [Int], counts: inout [Int: Int],
+                               policy: ExhaustionPolicy) -> (index: Int, playCount: Int)? {
+        let chosen: Int
+        if let fresh = candidates.first(where: { counts[$0] == nil }) {
+            chosen = fresh
+        } else {
+            switch policy {
+            case .repeatLast: chosen = candidates[candidates.count - 1]
+            case .error: return nil
+            case .cycle:
+                let least = candidates.map { counts[$0, default: 0] }.min() ?? 0
+                chosen = candidates.first { counts[$0, default: 0] == least }!
+            }
+        }
+        let playCount = counts[chosen, default: 0]
+        counts[chosen] = playCount + 1
+        return (chosen, playCount)
     }
 
     /// Puts every session back to the start.

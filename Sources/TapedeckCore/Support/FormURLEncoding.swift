@@ -14,10 +14,16 @@ enum FormURLEncoding {
 
     /// Splits and decodes `a=1&b=2&a=3`: `+` is a space, percent escapes are decoded, order kept.
     static func pairs(_ text: Substring) -> [Pair] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return Pair(name: decode(parts[0]), value: parts.count > 1 ? decode(parts[1]) : "")
+        var pairs: [Pair] = []
+        for item in text.utf8.split(separator: UInt8(ascii: "&")) {
+            if let equals = item.firstIndex(of: UInt8(ascii: "=")) {
+                let value = item[item.index(after: equals)...]
+                pairs.append(Pair(name: decode(Substring(item[..<equals])), value: decode(Substring(value))))
+            } else {
+                pairs.append(Pair(name: decode(Substring(item)), value: ""))
+            }
         }
+        return pairs
     }
 
     /// Rewrites the values of chosen names in place, keeping everything else byte for byte.
@@ -34,7 +40,9 @@ enum FormURLEncoding {
 
     /// Decodes one component.
     static func decode(_ component: Substring) -> String {
-        guard component.contains(where: { $0 == "%" || $0 == "+" }) else { return String(component) }
+        guard component.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(component)
+        }
         let spaced = component.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }
