@@ -40,7 +40,7 @@ public struct CassetteLinter: Sendable {
                 findings.append(LintFinding(severity: .warning, kind: kind, file: file, place: `where`, message: message))
             }
             for change in redactor.redact(interaction).changes {
-                warn(.secret, place, "\(change) is not redacted; `tapedeck redact` replaces it with \(Redactor.placeholder)")
+                warn(.secret, place, "\(change): not redacted; `tapedeck redact` replaces it with \(Redactor.placeholder)")
             }
             for (location, text) in scannedTexts(of: interaction, at: place) {
                 for hit in scanner.scan(text) {
