@@ -67,22 +67,47 @@ struct RedactTests {
         #expect(try Data(contentsOf: good) == before)
     }
 
-    @Test("tapedeck redact killed in the middle of writing leaves the original cassette intact")
-    func interruptedRedactLeavesOriginal() throws {
+    @Test("tapedeck redact killed in the middle of writing leaves the original or the new cassette, never half of one")
+    func interruptedRedactLeavesWholeCassette() throws {
         let folder = try ToolingTestSupport.temporaryFolder()
         let file = folder.appendingPathComponent("big.json")
-        let padding = String(repeating: "lorem ipsum ", count: 100)
+        let padding = String(repeating: "lorem ipsum ", count: 250)
         let interactions = (0..<3000).map { index in
             Interactions.get("http://h/items/\(index)", answer: "\(index) \(padding)",
                              headers: ["Authorization": ToolingTestSupport.FakeSecret.bearer])
         }
         try CassetteCodec().save(Cassette(interactions: interactions), to: file)
         let before = try Data(contentsOf: file)
-        #expect(before.count > 3_000_000)
+        #expect(before.count > 8_000_000)
 
-        let outcome = try ToolingTestSupport.tapedeckWithFileSizeLimit(1_000_000, ["redact", file.path])
-        #expect(outcome.killedBySignal, "the write was cut short: status \(outcome.status) \(outcome.stderr)")
-        #expect(try Data(contentsOf: file) == before)
+        let killedMidWrite = try ToolingTestSupport.tapedeckKilledWhileWriting(file, ["redact", file.path])
+        #expect(killedMidWrite, "tapedeck was never caught writing its temporary file")
+        let after = try Data(contentsOf: file)
+        if after != before {
+            // The rename won the race: then the new cassette must be complete.
+            let loaded = try CassetteCodec().load(file)
+            #expect(loaded.interactions.count == 3000)
+            #expect(loaded.interactions.allSatisfy { $0.request.headers["Authorization"] == Redactor.placeholder })
+        }
         #expect(try CassetteCodec().load(file).interactions.count == 3000)
+    }
+
+    @Test("tapedeck redact whose write fails exits 1, keeps the original and leaves no temporary file")
+    func failedWriteKeepsOriginal() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("big.json")
+        let padding = String(repeating: "lorem ipsum ", count: 100)
+        let interactions = (0..<1500).map { index in
+            Interactions.get("http://h/items/\(index)", answer: "\(index) \(padding)",
+                             headers: ["Cookie": "session=\(index)"])
+        }
+        try CassetteCodec().save(Cassette(interactions: interactions), to: file)
+        let before = try Data(contentsOf: file)
+
+        let outcome = try ToolingTestSupport.tapedeckWithFileSizeLimit(500_000, ["redact", file.path])
+        #expect(outcome.status == 1 && !outcome.killedBySignal)
+        #expect(outcome.stderr.contains("cannot write"))
+        #expect(try Data(contentsOf: file) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["big.json"])
     }
 }

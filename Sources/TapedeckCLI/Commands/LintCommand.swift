@@ -38,7 +38,7 @@ struct LintCommand: ParsableCommand {
     var redaction: ToolingRedactionOptions
 
     func validate() throws {
-        if cassettes.isEmpty { throw ValidationError("give at least one cassette") }
+        if cassettes.isEmpty { throw ToolingFailure.usage("give at least one cassette", command: "lint") }
     }
 
     func run() throws {

@@ -20,7 +20,7 @@ struct MergeCommand: ParsableCommand {
     var output: String
 
     func validate() throws {
-        if cassettes.count < 2 { throw ValidationError("give at least two cassettes to merge") }
+        if cassettes.count < 2 { throw ToolingFailure.usage("give at least two cassettes to merge", command: "merge") }
     }
 
     func run() throws {

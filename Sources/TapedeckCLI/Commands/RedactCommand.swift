@@ -24,7 +24,7 @@ struct RedactCommand: ParsableCommand {
     var dryRun = false
 
     func validate() throws {
-        if cassettes.isEmpty { throw ValidationError("give at least one cassette") }
+        if cassettes.isEmpty { throw ToolingFailure.usage("give at least one cassette", command: "redact") }
     }
 
     func run() throws {

@@ -10,6 +10,12 @@ enum ToolingFailure {
         return ExitCode(error.isBadInput ? 2 : 1)
     }
 
+    /// Prints a usage mistake with a pointer to the help, and returns exit status 2 (the contract's bad usage).
+    static func usage(_ message: String, command: String) -> ExitCode {
+        printError("error: \(message)\nSee 'tapedeck \(command) --help'.")
+        return ExitCode(2)
+    }
+
     /// Prints one line on stderr.
     static func printError(_ line: String) {
         FileHandle.standardError.write(Data((line + "\n").utf8))

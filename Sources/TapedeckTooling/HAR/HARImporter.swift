@@ -50,6 +50,7 @@ public struct HARImporter: Sendable {
     public func convert(_ document: HARDocument, file: String?) throws(ToolingError) -> HARImportResult {
         var interactions: [Interaction] = []
         var skipped: [String] = []
+        let writtenByTapedeck = document.log.creator.name == "tapedeck"
         for (index, entry) in document.log.entries.enumerated() {
             let place = "log.entries[\(index)]"
             guard (100...599).contains(entry.response.status) else {
@@ -57,7 +58,7 @@ public struct HARImporter: Sendable {
                                + "(the request never completed)")
                 continue
             }
-            interactions.append(try interaction(from: entry, place: place, file: file))
+            interactions.append(try interaction(from: entry, place: place, file: file, writtenByTapedeck: writtenByTapedeck))
         }
         let creator = document.log.creator
         let meta = CassetteMeta(createdAt: interactions.first?.recordedAt ?? Timestamp.now(),
@@ -66,7 +67,8 @@ public struct HARImporter: Sendable {
         return HARImportResult(cassette: cassette, skipped: skipped, changes: changes)
     }
 
-    private func interaction(from entry: HAREntry, place: String, file: String?) throws(ToolingError) -> Interaction {
+    /// One entry as an interaction; a file tapedeck wrote carries `recordedAt` exactly (absent when the cassette had none).
+    private func interaction(from entry: HAREntry, place: String, file: String?, writtenByTapedeck: Bool) throws(ToolingError) -> Interaction {
         let target = RequestTarget(entry.request.url)
         guard let scheme = target.scheme, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
             throw ToolingError(file: file, kind: .badInput(path: "\(place).request.url",
@@ -87,7 +89,7 @@ public struct HARImporter: Sendable {
         var responseBody = try Self.decodeText(entry.response.content.text, encoding: entry.response.content.encoding,
                                                place: "\(place).response.content.text", file: file)
         Self.normalizeCoding(of: &responseBody, headers: &responseHeaders, stillEncoded: entry.response.content.stillEncoded == true)
-        let recordedAt = entry.recordedAt
+        let recordedAt = writtenByTapedeck ? entry.recordedAt : entry.recordedAt
             ?? HARDates.parse(entry.startedDateTime).map { HARDates.format($0, plusMilliseconds: max(0, entry.time)) }
         let response = CassetteResponse(status: entry.response.status, headers: responseHeaders,
                                         body: entry.chunks == nil ? Body(responseBody) : .empty)

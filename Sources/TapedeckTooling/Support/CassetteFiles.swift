@@ -25,7 +25,7 @@ public struct CassetteFiles: Sendable {
         do {
             try codec.save(cassette, to: file)
         } catch {
-            throw ToolingError(file: file.path, kind: .io(error.description))
+            throw ToolingError(file: nil, kind: .io(error.description))
         }
     }
 }

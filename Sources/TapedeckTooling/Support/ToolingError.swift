@@ -53,7 +53,7 @@ public struct ToolingError: Error, CustomStringConvertible, Sendable, Equatable 
         case .unsafeJournal(let message):
             return "\(name): \(message)"
         case .io(let message):
-            return "\(name): \(message)"
+            return file.map { "\($0): \(message)" } ?? message
         }
     }
 }

@@ -74,12 +74,42 @@ enum ToolingTestSupport {
         try run(try tapedeckBinary(), arguments)
     }
 
-    /// Runs `tapedeck` with the size of any file it writes limited to `bytes` (RLIMIT_FSIZE): the
-    /// kernel kills it with SIGXFSZ in the middle of writing anything larger.
+    /// Runs `tapedeck` with the size of any file it writes limited to `bytes` (RLIMIT_FSIZE), so a larger
+    /// write fails part way (EFBIG) and tapedeck has to handle the failure.
     static func tapedeckWithFileSizeLimit(_ bytes: Int, _ arguments: [String]) throws -> Outcome {
-        let launcher = "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1]))); os.execv(sys.argv[2], sys.argv[2:])"
+        let launcher = "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1]))); "
+            + "os.execv(sys.argv[2], sys.argv[2:])"
         return try run(URL(fileURLWithPath: "/usr/bin/env"),
                        ["python3", "-c", launcher, String(bytes), try tapedeckBinary().path] + arguments)
+    }
+
+    /// Runs `tapedeck` and kills it with SIGKILL the moment its temporary file for `target` appears,
+    /// that is while it is writing; tries up to `attempts` times and says whether a kill landed mid-write.
+    static func tapedeckKilledWhileWriting(_ target: URL, _ arguments: [String], attempts: Int = 8) throws -> Bool {
+        let folder = target.deletingLastPathComponent().path
+        let prefix = ".\(target.lastPathComponent)."
+        for _ in 0..<attempts {
+            let process = Process()
+            process.executableURL = try tapedeckBinary()
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            var killed = false
+            while process.isRunning && Date() < deadline {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.hasPrefix(prefix) && $0.hasSuffix(".tmp") }) {
+                    kill(process.processIdentifier, SIGKILL)
+                    killed = true
+                    break
+                }
+            }
+            if !killed && process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            if killed && process.terminationReason == .uncaughtSignal { return true }
+        }
+        return false
     }
 
     /// Secrets of each shape, assembled at run time so no credential-shaped literal sits in the repository.
