@@ -89,6 +89,7 @@ struct HARTests {
         #expect(cassette.interactions.count == 8)
         #expect(result.changes == ["interactions[2]: request header Authorization"])
         #expect(cassette.meta.recordedWith?.contains("mitmproxy 11.0.2") == true)
+        #expect(cassette.interactions[0].recordedAt == "2026-11-21T05:08:03.287Z", "startedDateTime plus time")
         for interaction in cassette.interactions {
             let timing = try #require(interaction.timing)
             #expect(timing.firstByteMs > 0 && timing.firstByteMs <= timing.totalMs)

@@ -160,5 +160,10 @@ struct LintTests {
         #expect(brokenRun.status == 1)
         #expect(brokenRun.stdout.contains("\(broken.path): error: interactions: required field is missing"))
         #expect(try ToolingTestSupport.tapedeck("lint", "--ignore-json-path", "nope", clean).status == 2)
+
+        let jsonRun = try ToolingTestSupport.tapedeck("lint", "--json", warned)
+        let findings = try JSONDecoder().decode([LintFinding].self, from: Data(jsonRun.stdout.utf8))
+        #expect(findings == [LintFinding(severity: .warning, kind: .timing, file: warned, place: "interactions[0]",
+                                         message: "no timing recorded; `--latency recorded` serves it with no delay")])
     }
 }

@@ -86,4 +86,28 @@ struct PruneTests {
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("entries[0]."))
     }
+
+    @Test("tapedeck prune --dry-run writes nothing; --name and -o pick the journal name and the output")
+    func commandDryRunAndName() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let cassette = folder.appendingPathComponent("recorded.json")
+        try FileManager.default.copyItem(at: ToolingTestSupport.exampleCassette, to: cassette)
+        let before = try Data(contentsOf: cassette)
+        let journal = try Self.save(try Self.journalOfPlaying([3], name: "api"), in: folder)
+
+        let refused = try ToolingTestSupport.tapedeck("prune", cassette.path, "--journal", journal.path)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("it names api"))
+
+        let dry = try ToolingTestSupport.tapedeck("prune", cassette.path, "--journal", journal.path, "--name", "api", "--dry-run")
+        #expect(dry.status == 0)
+        #expect(dry.stdout.contains("interactions[0] GET http://api.example.test/plaintext?name=Shawn: never played, dropped"))
+        #expect(try Data(contentsOf: cassette) == before)
+
+        let output = folder.appendingPathComponent("pruned.json")
+        let written = try ToolingTestSupport.tapedeck("prune", cassette.path, "--journal", journal.path, "--name", "api", "-o", output.path)
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try CassetteCodec().load(output).interactions.map(\.request.url) == ["http://api.example.test/upload"])
+        #expect(try Data(contentsOf: cassette) == before)
+    }
 }
