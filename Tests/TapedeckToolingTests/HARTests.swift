@@ -160,6 +160,35 @@ struct HARTests {
         #expect(interaction.recordedAt == "2026-11-21T10:00:00.120Z" || interaction.recordedAt == "2026-11-21T10:00:00.121Z")
     }
 
+    @Test("a Polly.js HAR imports: _isBinary base64 content, chunked base64, lower-case headers")
+    func pollyHARImports() throws {
+        let png = try Self.example().interactions[4].response.body.data
+        let half = png.count / 2
+        let chunked = String(decoding: try JSONEncoder().encode([png[..<half].base64EncodedString(), png[half...].base64EncodedString()]), as: UTF8.self)
+        func entry(_ path: String, _ text: String, order: Int) -> String {
+            let escaped = String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
+            return """
+            {"_id": "5c0d0a6f\(order)", "_order": 0, "cache": {}, "startedDateTime": "2026-11-21T05:08:03.284Z", "time": 12,
+             "request": {"bodySize": 0, "cookies": [], "headers": [{"_fromType": "array", "name": "accept", "value": "image/png"}],
+               "headersSize": 120, "httpVersion": "HTTP/1.1", "method": "GET", "queryString": [], "url": "http://127.0.0.1:1234\(path)"},
+             "response": {"bodySize": 462, "content": {"_isBinary": true, "mimeType": "image/png", "size": 462, "encoding": "base64",
+               "text": \(escaped)}, "cookies": [], "headers": [{"name": "content-type", "value": "image/png"}], "headersSize": 200,
+               "httpVersion": "HTTP/1.1", "redirectURL": "", "status": 200, "statusText": "OK"},
+             "timings": {"blocked": -1, "connect": -1, "dns": -1, "receive": 0, "send": 0, "ssl": -1, "wait": 12}}
+            """
+        }
+        let har = """
+        {"log": {"_recordingName": "images", "browser": null, "creator": {"comment": "persister:fs", "name": "Polly.JS", "version": "6.0.6"},
+          "entries": [\(entry("/image.png", png.base64EncodedString(), order: 0)), \(entry("/image.png?v=2", chunked, order: 1))],
+          "pages": [], "version": "1.2"}}
+        """
+        let cassette = try HARImporter().importData(Data(har.utf8), file: "polly.har").cassette
+        #expect(cassette.interactions.map(\.response.body.data) == [png, png])
+        #expect(cassette.interactions[0].timing == Timing(firstByteMs: 12, totalMs: 12))
+        let player = Player(cassette: cassette, name: "polly")
+        #expect(try Self.played(player, CassetteRequest(method: "GET", url: "/image.png?v=2")).response.headers["Content-Type"] == "image/png")
+    }
+
     @Test("a HAR that is not one is bad input naming the place", arguments: [
         ("not json", ""),
         ("{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"x\", \"version\": \"1\"}}}", "log.entries"),

@@ -119,10 +119,20 @@ public struct HARImporter: Sendable {
         return Data(params.map { "\(encode($0.name))=\(encode($0.value ?? ""))" }.joined(separator: "&").utf8)
     }
 
-    /// Text as given, or the bytes of base64 text.
+    /// Text as given, or the bytes of base64 text; Polly.js may write base64 as a JSON array of chunks.
     static func decodeText(_ text: String?, encoding: String?, place: String, file: String?) throws(ToolingError) -> Data {
         guard let text else { return Data() }
         guard encoding?.lowercased() == "base64" else { return Data(text.utf8) }
+        if text.hasPrefix("["), let chunks = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) {
+            var joined = Data()
+            for chunk in chunks {
+                guard let data = Data(base64Encoded: chunk) else {
+                    throw ToolingError(file: file, kind: .badInput(path: place, message: "a base64 chunk is not valid base64"))
+                }
+                joined.append(data)
+            }
+            return joined
+        }
         guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
             throw ToolingError(file: file, kind: .badInput(path: place, message: "encoding is base64 but the text is not valid base64"))
         }
