@@ -22,9 +22,9 @@ public struct CassetteLinter: Sendable {
     /// Every finding for a cassette file: one schema error if it does not load, otherwise the checks.
     public func lint(file: URL) -> [LintFinding] {
         do {
-            return lint(try codec.load(file), file: file.path)
+            return lint(try codec.load(file), file: file.relativePath)
         } catch {
-            return [Self.schemaFinding(error, file: file.path)]
+            return [Self.schemaFinding(error, file: file.relativePath)]
         }
     }
 
@@ -92,8 +92,8 @@ public struct CassetteLinter: Sendable {
         let position = candidates.filter { $0 <= index }.count
         return [LintFinding(
             severity: .warning, kind: .duplicate, file: file, place: "interactions[\(index)]",
-            message: "duplicate of interactions[\(previous)]: same request and same response, so it is served only as "
-                + "call number \(position) of that request, which --on-exhausted repeat-last answers the same without it; remove it")]
+            message: "duplicate of interactions[\(previous)] (same request, same response): it only serves call \(position) of that "
+                + "request, which --on-exhausted repeat-last answers the same without it; consider removing it")]
     }
 
     /// A load failure as a finding, naming the place as the codec does.
