@@ -47,7 +47,7 @@ public struct ToolingError: Error, CustomStringConvertible, Sendable, Equatable 
         case .cassette(let error):
             return error.description
         case let .badInput(path, message):
-            return "\(name): \(path.isEmpty ? "(top level)" : path): \(message)"
+            return path.isEmpty ? "\(name): \(message)" : "\(name): \(path): \(message)"
         case .incompatibleVersion(let version):
             return "\(name): cassette format version \(version) cannot be merged; this release reads and writes version \(Cassette.formatVersion)"
         case .unsafeJournal(let message):
