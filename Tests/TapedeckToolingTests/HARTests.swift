@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import TapedeckCore
 @testable import TapedeckTooling
@@ -158,6 +161,30 @@ struct HARTests {
         #expect(interaction.response.body.text == "{\"ok\":true}")
         #expect(interaction.timing == Timing(firstByteMs: 103, totalMs: 120.5))
         #expect(interaction.recordedAt == "2026-11-21T10:00:00.120Z" || interaction.recordedAt == "2026-11-21T10:00:00.121Z")
+    }
+
+    @Test("every answer imported from the mitmproxy HAR is byte for byte what the live upstream answers today")
+    func mitmproxyHARMatchesLiveUpstream() async throws {
+        let cassette = try HARImporter(rules: .none).importFile(ToolingTestSupport.fixture("mitmproxy.har")).cassette
+        let upstream = try ExampleUpstream()
+        defer { upstream.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        let session = URLSession(configuration: configuration)
+        defer { session.invalidateAndCancel() }
+        for interaction in cassette.interactions {
+            let target = interaction.request.target
+            var request = URLRequest(url: try #require(URL(string: upstream.baseURL + target.path + (target.query.map { "?\($0)" } ?? ""))))
+            request.httpMethod = interaction.request.method
+            for field in interaction.request.headers where !["host", "content-length"].contains(field.name.lowercased()) {
+                request.addValue(field.value, forHTTPHeaderField: field.name)
+            }
+            if !interaction.request.body.isEmpty { request.httpBody = interaction.request.body.data }
+            let (data, response) = try await session.data(for: request)
+            let status = try #require(response as? HTTPURLResponse).statusCode
+            #expect(status == interaction.response.status, "\(interaction.request.url)")
+            #expect(data == interaction.response.body.data, "\(interaction.request.url)")
+        }
     }
 
     @Test("a Polly.js HAR imports: _isBinary base64 content, chunked base64, lower-case headers")
