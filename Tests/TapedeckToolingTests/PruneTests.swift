@@ -36,6 +36,20 @@ struct PruneTests {
         #expect(pruned.interactions == [cassette.interactions[0], cassette.interactions[2], cassette.interactions[5]])
     }
 
+    @Test("the server's name for the cassette may spell its folder differently; two candidates are refused")
+    func journalNamesAreMatchedByFile() throws {
+        let cassette = try CassetteCodec().load(ToolingTestSupport.exampleCassette)
+        let names = CassettePruner.names(for: "./cassettes/example.json")
+        let journal = try Self.journalOfPlaying([6], name: "cassettes/example.json")
+        #expect(try CassettePruner(journal: journal, names: names).prune(cassette, file: "e").removed == [0, 1, 2, 3, 4, 5, 7])
+
+        var twoFolders = journal
+        twoFolders.entries.append(JournalEntry(time: "t", method: "GET", url: "/", session: nil, outcome: .played,
+                                               cassette: "other/example.json", index: 1))
+        #expect(throws: ToolingError.self) { try CassettePruner(journal: twoFolders, names: names).prune(cassette, file: "e") }
+        #expect(try CassettePruner(journal: twoFolders, names: ["other/example.json"]).prune(cassette, file: "e").removed.count == 7)
+    }
+
     @Test("a journal that dropped entries is refused unless forced")
     func droppedEntriesAreRefused() throws {
         let cassette = try CassetteCodec().load(ToolingTestSupport.exampleCassette)

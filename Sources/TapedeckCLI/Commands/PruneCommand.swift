@@ -10,7 +10,7 @@ struct PruneCommand: ParsableCommand {
         abstract: "Drop the interactions never played, according to a journal saved from the replay server.",
         discussion: """
         Save the journal after the test run: curl -s http://127.0.0.1:PORT/__tapedeck/journal > journal.json. \
-        Entries are matched to the cassette by the name the server gives it (NAME or NAME.json; --name to set it). \
+        Entries are matched to the cassette by the name the server gives it (its path as given to `tapedeck replay`, in any folder spelling, or NAME for --cassette-dir; --name to set it). \
         A journal that dropped old entries, or never names the cassette, is refused unless --force.
         """)
 

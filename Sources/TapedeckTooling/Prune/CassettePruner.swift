@@ -26,8 +26,14 @@ public struct CassettePruner: Sendable {
                 "the journal dropped its \(journal.dropped) oldest entries, so interactions played early are unknown; "
                 + "save the journal more often (or start the server with a larger journal), or pass --force"))
         }
+        let matchedNames = Set(journal.entries.compactMap(\.cassette).filter(refersToCassette))
+        if matchedNames.count > 1 && !force {
+            throw ToolingError(file: file, kind: .unsafeJournal(
+                "the journal names several cassettes that could be this one (\(matchedNames.sorted().joined(separator: ", "))); "
+                + "pass --name with the one the server used"))
+        }
         let mentioned = journal.entries.compactMap { entry -> Int? in
-            guard let cassetteName = entry.cassette, names.contains(cassetteName) else { return nil }
+            guard let cassetteName = entry.cassette, matchedNames.contains(cassetteName) else { return nil }
             return entry.index
         }
         if mentioned.isEmpty && !force {
@@ -45,6 +51,14 @@ public struct CassettePruner: Sendable {
         var result = cassette
         result.interactions = cassette.interactions.indices.filter(played.contains).map { cassette.interactions[$0] }
         return (result, cassette.interactions.indices.filter { !played.contains($0) })
+    }
+
+    /// Whether a cassette name in the journal is this cassette: the same name, or the same file in another
+    /// spelling of its folder (the server names a cassette by its path as given on its command line).
+    func refersToCassette(_ journalName: String) -> Bool {
+        if names.contains(journalName) { return true }
+        guard let last = journalName.split(separator: "/").last.map(String.init), last != journalName else { return false }
+        return names.contains(last)
     }
 
     /// The names a server may give a cassette file: `NAME`, `NAME.json`, and the path as given.
