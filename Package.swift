@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(name: "TapedeckTests", dependencies: ["Tapedeck"]),
         .testTarget(name: "TapedeckTestingTests", dependencies: ["TapedeckTesting"]),
         .testTarget(name: "TapedeckOpenAPITests", dependencies: ["TapedeckOpenAPI"]),
-        .testTarget(name: "TapedeckToolingTests", dependencies: ["TapedeckTooling"]),
+        .testTarget(name: "TapedeckToolingTests", dependencies: ["TapedeckTooling"], exclude: ["Fixtures"]),
         .testTarget(
             name: "TapedeckServerTests",
             dependencies: [

@@ -1,10 +1,81 @@
 import ArgumentParser
+import Foundation
+import TapedeckCore
+import TapedeckTooling
 
-/// `tapedeck har`: not built yet; its issue fills it in.
+/// `tapedeck har`: HAR 1.2 import and export.
 struct HARCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "har", abstract: "(not built yet)")
+    static let configuration = CommandConfiguration(
+        commandName: "har",
+        abstract: "Import a HAR 1.2 file (browsers, mitmproxy, Polly.js) into a cassette, or export one.",
+        subcommands: [HARImportCommand.self, HARExportCommand.self])
+}
+
+/// `tapedeck har import`: a HAR file into a cassette.
+struct HARImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Turn a HAR file into a cassette, applying the redaction rules.",
+        discussion: """
+        Bodies are taken decoded (base64 content included); timings become firstByteMs (blocked + dns + \
+        connect + send + wait) and totalMs (time). Entries a browser never completed (status 0) are skipped \
+        and listed. The cassette is written atomically (replaced if it exists).
+        """)
+
+    @Argument(help: "The HAR file.")
+    var har: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The cassette to write.", valueName: "CASSETTE"))
+    var output: String
+
+    @OptionGroup(title: "Redaction rules")
+    var redaction: ToolingRedactionOptions
 
     func run() throws {
-        throw ValidationError("tapedeck har is not built yet")
+        do throws(ToolingError) {
+            let importer = HARImporter(rules: try redaction.settings.rules())
+            let result = try importer.importFile(URL(fileURLWithPath: har))
+            result.skipped.forEach { print("\(har): skipped \($0)") }
+            result.changes.forEach { print("\(output): redacted \($0)") }
+            try CassetteFiles().save(result.cassette, to: URL(fileURLWithPath: output))
+            print("\(output): \(result.cassette.interactions.count) interactions imported from \(har)")
+        } catch {
+            throw ToolingFailure.report(error)
+        }
+    }
+}
+
+/// `tapedeck har export`: a cassette into a HAR file.
+struct HARExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a cassette as a HAR 1.2 file, applying the redaction rules first.",
+        discussion: """
+        Text bodies stay text, other bytes are base64 (content.encoding "base64"); timings.wait is \
+        firstByteMs and time is totalMs. Custom _ fields keep what HAR has no place for (stream chunks, \
+        delayMs, recordedAt), so har import gives the same interactions back.
+        """)
+
+    @Argument(help: "The cassette file.")
+    var cassette: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The HAR file to write.", valueName: "FILE.har"))
+    var output: String
+
+    @OptionGroup(title: "Redaction rules")
+    var redaction: ToolingRedactionOptions
+
+    func run() throws {
+        do throws(ToolingError) {
+            let loaded = try CassetteFiles().load(URL(fileURLWithPath: cassette))
+            let exporter = HARExporter(rules: try redaction.settings.rules())
+            let result = exporter.export(loaded)
+            result.changes.forEach { print("\(output): redacted \($0)") }
+            let data = try exporter.encode(result.document)
+            try OutputFile.write(data, to: URL(fileURLWithPath: output))
+            print("\(output): \(result.document.log.entries.count) entries exported from \(cassette)")
+        } catch {
+            throw ToolingFailure.report(error)
+        }
     }
 }

@@ -1,10 +1,36 @@
 import ArgumentParser
+import Foundation
+import TapedeckCore
+import TapedeckTooling
 
-/// `tapedeck import-vcr`: not built yet; its issue fills it in.
+/// `tapedeck import-vcr`: Ruby VCR and vcrpy YAML cassettes into Tapedeck cassettes.
 struct ImportVCRCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "import-vcr", abstract: "(not built yet)")
+    static let configuration = CommandConfiguration(
+        commandName: "import-vcr",
+        abstract: "Turn a Ruby VCR or vcrpy YAML cassette into a Tapedeck cassette, applying the redaction rules.",
+        discussion: """
+        The layout is recognised from the file (http_interactions: Ruby VCR; interactions: vcrpy). Compressed \
+        bodies are decoded and keep their Content-Encoding (replay encodes them again). VCR records no timing.
+        """)
+
+    @Argument(help: "The YAML cassette.")
+    var yaml: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The cassette to write.", valueName: "CASSETTE"))
+    var output: String
+
+    @OptionGroup(title: "Redaction rules")
+    var redaction: ToolingRedactionOptions
 
     func run() throws {
-        throw ValidationError("tapedeck import-vcr is not built yet")
+        do throws(ToolingError) {
+            let importer = VCRImporter(rules: try redaction.settings.rules())
+            let result = try importer.importFile(URL(fileURLWithPath: yaml))
+            result.changes.forEach { print("\(output): redacted \($0)") }
+            try CassetteFiles().save(result.cassette, to: URL(fileURLWithPath: output))
+            print("\(output): \(result.cassette.interactions.count) interactions imported from \(yaml) (\(result.flavor.rawValue))")
+        } catch {
+            throw ToolingFailure.report(error)
+        }
     }
 }

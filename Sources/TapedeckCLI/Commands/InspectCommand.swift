@@ -1,10 +1,38 @@
 import ArgumentParser
+import Foundation
+import TapedeckCore
+import TapedeckTooling
 
-/// `tapedeck inspect`: not built yet; its issue fills it in.
+/// `tapedeck inspect`: one line per interaction, or JSON for scripts.
 struct InspectCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "inspect", abstract: "(not built yet)")
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "List a cassette's interactions: index, method, URL, status, body sizes, timing.",
+        discussion: "With --json, prints {\"file\", \"interactions\": [...]} with the same facts for scripts.")
+
+    @Argument(help: "The cassette file.")
+    var cassette: String
+
+    @Flag(help: "Print JSON instead of lines.")
+    var json = false
 
     func run() throws {
-        throw ValidationError("tapedeck inspect is not built yet")
+        let loaded: Cassette
+        do {
+            loaded = try CassetteFiles().load(URL(fileURLWithPath: cassette))
+        } catch {
+            throw ToolingFailure.report(error)
+        }
+        let summaries = InteractionSummary.all(in: loaded)
+        if json {
+            struct Output: Encodable { let file: String; let interactions: [InteractionSummary] }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(Output(file: cassette, interactions: summaries))
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print("\(cassette): \(summaries.count) interaction\(summaries.count == 1 ? "" : "s")")
+            for summary in summaries { print(summary.line) }
+        }
     }
 }

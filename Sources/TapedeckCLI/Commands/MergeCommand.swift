@@ -1,10 +1,35 @@
 import ArgumentParser
+import Foundation
+import TapedeckCore
+import TapedeckTooling
 
-/// `tapedeck merge`: not built yet; its issue fills it in.
+/// `tapedeck merge`: combines cassettes in the order given.
 struct MergeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "merge", abstract: "(not built yet)")
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Combine cassettes into one, keeping every cassette's order and the order given.",
+        discussion: """
+        A cassette of a format version this release does not read is refused (exit status 2) and nothing \
+        is written. The output is replaced in one rename; it may be one of the inputs.
+        """)
+
+    @Argument(help: "The cassettes, in order.")
+    var cassettes: [String]
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The merged cassette.", valueName: "FILE"))
+    var output: String
+
+    func validate() throws {
+        if cassettes.count < 2 { throw ToolingFailure.usage("give at least two cassettes to merge", command: "merge") }
+    }
 
     func run() throws {
-        throw ValidationError("tapedeck merge is not built yet")
+        do throws(ToolingError) {
+            let merged = try CassetteMerger().merge(cassettes.map { URL(fileURLWithPath: $0) })
+            try CassetteFiles().save(merged, to: URL(fileURLWithPath: output))
+            print("\(output): \(merged.interactions.count) interactions from \(cassettes.count) cassettes")
+        } catch {
+            throw ToolingFailure.report(error)
+        }
     }
 }

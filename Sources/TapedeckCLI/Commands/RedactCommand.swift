@@ -1,10 +1,52 @@
 import ArgumentParser
+import Foundation
+import TapedeckCore
+import TapedeckTooling
 
-/// `tapedeck redact`: not built yet; its issue fills it in.
+/// `tapedeck redact`: applies the redaction rules to existing cassettes, atomically.
 struct RedactCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "redact", abstract: "(not built yet)")
+    static let configuration = CommandConfiguration(
+        commandName: "redact",
+        abstract: "Apply the default and given redaction rules to existing cassettes, in place and atomically.",
+        discussion: """
+        Every cassette is read first; if any does not load, nothing is written. Each changed cassette is \
+        replaced in one rename, so an interrupted run leaves the old or the new file, never half of one. \
+        Prints each change (interactions[2]: request header Authorization).
+        """)
+
+    @Argument(help: "The cassette files.")
+    var cassettes: [String]
+
+    @OptionGroup(title: "Redaction rules")
+    var redaction: ToolingRedactionOptions
+
+    @Flag(help: "Report what would change without writing.")
+    var dryRun = false
+
+    func validate() throws {
+        if cassettes.isEmpty { throw ToolingFailure.usage("give at least one cassette", command: "redact") }
+    }
 
     func run() throws {
-        throw ValidationError("tapedeck redact is not built yet")
+        do throws(ToolingError) {
+            let step = CassetteRedaction(rules: try redaction.settings.rules())
+            let files = CassetteFiles()
+            var loaded: [(String, Cassette)] = []
+            for path in cassettes { loaded.append((path, try files.load(URL(fileURLWithPath: path)))) }
+            for (path, cassette) in loaded {
+                let (redacted, changes) = step.apply(to: cassette)
+                changes.forEach { print("\(path): \($0)") }
+                if changes.isEmpty {
+                    print("\(path): nothing to redact")
+                } else if dryRun {
+                    print("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") (dry run, not written)")
+                } else {
+                    try files.save(redacted, to: URL(fileURLWithPath: path))
+                    print("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") written")
+                }
+            }
+        } catch {
+            throw ToolingFailure.report(error)
+        }
     }
 }

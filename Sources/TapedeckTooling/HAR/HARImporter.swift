@@ -1,0 +1,169 @@
+import Foundation
+import TapedeckCore
+
+/// What a HAR import produced: the cassette, the entries left out and the redactions applied.
+public struct HARImportResult: Sendable {
+    /// The cassette, one interaction per usable entry, in order.
+    public var cassette: Cassette
+    /// Entries left out and why, such as a request the browser never completed (status 0).
+    public var skipped: [String]
+    /// Every redaction applied: `interactions[2]: request header Authorization`.
+    public var changes: [String]
+}
+
+/// Turns a HAR 1.2 file into a cassette: bodies decoded (base64 content included), the timings
+/// turned into `firstByteMs`/`totalMs`, hop-by-hop and HTTP/2 pseudo-headers left out, and the
+/// redaction rules applied before anything is written.
+public struct HARImporter: Sendable {
+    /// The redaction applied to every interaction.
+    public let redaction: CassetteRedaction
+
+    /// Creates an importer applying these rules.
+    public init(rules: RedactionRules = .defaults) {
+        redaction = CassetteRedaction(rules: rules)
+    }
+
+    /// Reads and converts a HAR file.
+    public func importFile(_ file: URL) throws(ToolingError) -> HARImportResult {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
+        }
+        return try importData(data, file: file.path)
+    }
+
+    /// Converts HAR bytes; `file` names the input in errors.
+    public func importData(_ data: Data, file: String?) throws(ToolingError) -> HARImportResult {
+        let document: HARDocument
+        do {
+            document = try JSONDecoder().decode(HARDocument.self, from: data)
+        } catch {
+            let (path, message) = DecodingFailure.describe(error, in: data)
+            throw ToolingError(file: file, kind: .badInput(path: path, message: message))
+        }
+        return try convert(document, file: file)
+    }
+
+    /// Converts a decoded HAR document.
+    public func convert(_ document: HARDocument, file: String?) throws(ToolingError) -> HARImportResult {
+        var interactions: [Interaction] = []
+        var skipped: [String] = []
+        let writtenByTapedeck = document.log.creator.name == "tapedeck"
+        for (index, entry) in document.log.entries.enumerated() {
+            let place = "log.entries[\(index)]"
+            guard (100...599).contains(entry.response.status) else {
+                skipped.append("\(place): \(entry.request.method) \(entry.request.url): status \(entry.response.status) "
+                               + "(the request never completed)")
+                continue
+            }
+            interactions.append(try interaction(from: entry, place: place, file: file, writtenByTapedeck: writtenByTapedeck))
+        }
+        let creator = document.log.creator
+        let meta = CassetteMeta(createdAt: interactions.first?.recordedAt ?? Timestamp.now(),
+                                recordedWith: "tapedeck \(TapedeckRelease.version) har import from \(creator.name) \(creator.version)")
+        let (cassette, changes) = redaction.apply(to: Cassette(meta: meta, interactions: interactions))
+        return HARImportResult(cassette: cassette, skipped: skipped, changes: changes)
+    }
+
+    /// One entry as an interaction; a file tapedeck wrote carries `recordedAt` exactly (absent when the cassette had none).
+    private func interaction(from entry: HAREntry, place: String, file: String?, writtenByTapedeck: Bool) throws(ToolingError) -> Interaction {
+        let target = RequestTarget(entry.request.url)
+        guard let scheme = target.scheme, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
+            throw ToolingError(file: file, kind: .badInput(path: "\(place).request.url",
+                                                           message: "\"\(entry.request.url)\" is not an absolute http(s) URL"))
+        }
+        var url = entry.request.url
+        if let hash = url.firstIndex(of: "#") { url = String(url[..<hash]) }
+        if entry.request.originForm == true {
+            url = target.path + (target.query.map { "?\($0)" } ?? "")
+        }
+        var requestHeaders = Self.headers(entry.request.headers)
+        let requestBody = try Self.requestBody(entry.request.postData, place: "\(place).request.postData", file: file)
+        if !requestBody.isEmpty, !requestHeaders.contains("Content-Type"), let mimeType = entry.request.postData?.mimeType,
+           !mimeType.isEmpty {
+            requestHeaders.append(name: "Content-Type", value: mimeType)
+        }
+        var responseHeaders = Self.headers(entry.response.headers)
+        var responseBody = try Self.decodeText(entry.response.content.text, encoding: entry.response.content.encoding,
+                                               place: "\(place).response.content.text", file: file)
+        Self.normalizeCoding(of: &responseBody, headers: &responseHeaders, stillEncoded: entry.response.content.stillEncoded == true)
+        let recordedAt = writtenByTapedeck ? entry.recordedAt : entry.recordedAt
+            ?? HARDates.parse(entry.startedDateTime).map { HARDates.format($0, plusMilliseconds: max(0, entry.time)) }
+        let response = CassetteResponse(status: entry.response.status, headers: responseHeaders,
+                                        body: entry.chunks == nil ? Body(responseBody) : .empty)
+        return Interaction(recordedAt: recordedAt,
+                           request: CassetteRequest(method: entry.request.method.uppercased(), url: url,
+                                                    headers: requestHeaders, body: Body(requestBody)),
+                           response: response,
+                           timing: entry.noTiming == true ? nil : Self.timing(of: entry),
+                           delayMs: entry.delayMs, chunks: entry.chunks)
+    }
+
+    /// Headers a cassette keeps: no HTTP/2 pseudo-headers (`:authority`), no hop-by-hop ones.
+    static func headers(_ pairs: [HARNameValue]) -> HeaderList {
+        HeaderList(pairs.filter { !$0.name.hasPrefix(":") && !HeaderList.isHopByHop($0.name) }
+            .map { HeaderField(name: $0.name, value: $0.value) })
+    }
+
+    /// The request body: the text (base64 when so marked), else the form parameters encoded.
+    static func requestBody(_ postData: HARPostData?, place: String, file: String?) throws(ToolingError) -> Data {
+        guard let postData else { return Data() }
+        if let text = postData.text {
+            return try decodeText(text, encoding: postData.encoding, place: "\(place).text", file: file)
+        }
+        guard let params = postData.params, !params.isEmpty else { return Data() }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        func encode(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        return Data(params.map { "\(encode($0.name))=\(encode($0.value ?? ""))" }.joined(separator: "&").utf8)
+    }
+
+    /// Text as given, or the bytes of base64 text; Polly.js may write base64 as a JSON array of chunks.
+    static func decodeText(_ text: String?, encoding: String?, place: String, file: String?) throws(ToolingError) -> Data {
+        guard let text else { return Data() }
+        guard encoding?.lowercased() == "base64" else { return Data(text.utf8) }
+        if text.hasPrefix("["), let chunks = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) {
+            var joined = Data()
+            for chunk in chunks {
+                guard let data = Data(base64Encoded: chunk) else {
+                    throw ToolingError(file: file, kind: .badInput(path: place, message: "a base64 chunk is not valid base64"))
+                }
+                joined.append(data)
+            }
+            return joined
+        }
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw ToolingError(file: file, kind: .badInput(path: place, message: "encoding is base64 but the text is not valid base64"))
+        }
+        return data
+    }
+
+    /// HAR bodies are decoded. gzip and deflate keep their header (the cassette stores them decoded and
+    /// replay encodes again); a body still in gzip form is decoded; for other codings (br, zstd) the
+    /// header goes, since the body is no longer in that coding, unless the file says it still is.
+    static func normalizeCoding(of body: inout Data, headers: inout HeaderList, stillEncoded: Bool) {
+        guard let header = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased(),
+              !header.isEmpty, header != "identity" else { return }
+        if let coding = ContentCoding(header: header) {
+            if coding == .gzip, body.starts(with: [0x1f, 0x8b]), let decoded = try? coding.decode(body) { body = decoded }
+        } else if !stillEncoded {
+            headers.remove("Content-Encoding")
+            headers.remove("Content-Length")
+        }
+    }
+
+    /// `totalMs` from `time`; `firstByteMs` from the phases up to the first byte, rounded to microseconds.
+    static func timing(of entry: HAREntry) -> Timing? {
+        guard entry.time >= 0 else { return nil }
+        let total = round(entry.time)
+        guard let timings = entry.timings else { return Timing(firstByteMs: total, totalMs: total) }
+        let phases = [timings.blocked, timings.dns, timings.connect, timings.send, timings.wait]
+        let first = phases.reduce(0.0) { sum, phase in sum + max(0, phase ?? 0) }
+        return Timing(firstByteMs: min(round(first), total), totalMs: total)
+    }
+
+    private static func round(_ milliseconds: Double) -> Double {
+        (milliseconds * 1000).rounded() / 1000
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// A response body: decoded text, or base64 when `encoding` is `base64`.
+public struct HARContent: Sendable, Hashable, Codable {
+    /// The decoded size in bytes.
+    public var size: Int?
+    /// Bytes saved by compression.
+    public var compression: Int?
+    /// The media type.
+    public var mimeType: String?
+    /// The body text (decoded from any content coding), or base64.
+    public var text: String?
+    /// `base64` when `text` is base64.
+    public var encoding: String?
+    /// Tapedeck's custom field: the body is still in its content coding (such as br), not decoded.
+    public var stillEncoded: Bool?
+
+    private enum CodingKeys: String, CodingKey {
+        case size, compression, mimeType, text, encoding
+        case stillEncoded = "_stillEncoded"
+    }
+
+    /// Creates content.
+    public init(size: Int, compression: Int?, mimeType: String, text: String?, encoding: String?, stillEncoded: Bool?) {
+        self.size = size
+        self.compression = compression
+        self.mimeType = mimeType
+        self.text = text
+        self.encoding = encoding
+        self.stillEncoded = stillEncoded
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import TapedeckCore
+
+/// One exchange.
+public struct HAREntry: Sendable, Hashable, Codable {
+    /// When the request started, ISO 8601.
+    public var startedDateTime: String
+    /// The total time in milliseconds.
+    public var time: Double
+    /// The request.
+    public var request: HARRequest
+    /// The response.
+    public var response: HARResponse
+    /// Cache information; always an empty object here.
+    public var cache: HAREmpty?
+    /// The phases of the exchange in milliseconds; -1 when not known.
+    public var timings: HARTimings?
+    /// Tapedeck's custom field: the cassette's `recordedAt`, kept exactly.
+    public var recordedAt: String?
+    /// Tapedeck's custom field: the hand-set delay.
+    public var delayMs: Double?
+    /// Tapedeck's custom field: a streamed response's chunks and their offsets.
+    public var chunks: [StreamChunk]?
+    /// Tapedeck's custom field: the cassette had no timing (HAR requires numbers).
+    public var noTiming: Bool?
+
+    private enum CodingKeys: String, CodingKey {
+        case startedDateTime, time, request, response, cache, timings
+        case recordedAt = "_recordedAt", delayMs = "_delayMs", chunks = "_chunks", noTiming = "_noTiming"
+    }
+
+    /// Creates an entry.
+    public init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse,
+                timings: HARTimings?, recordedAt: String? = nil, delayMs: Double? = nil,
+                chunks: [StreamChunk]? = nil, noTiming: Bool? = nil) {
+        self.startedDateTime = startedDateTime
+        self.time = time
+        self.request = request
+        self.response = response
+        self.cache = HAREmpty()
+        self.timings = timings
+        self.recordedAt = recordedAt
+        self.delayMs = delayMs
+        self.chunks = chunks
+        self.noTiming = noTiming
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import TapedeckCore
+
+/// One interaction in a line: what `tapedeck inspect` prints, and its `--json` form.
+public struct InteractionSummary: Sendable, Hashable, Codable {
+    /// The position in the cassette.
+    public var index: Int
+    /// The request method.
+    public var method: String
+    /// The request URL as recorded.
+    public var url: String
+    /// The response status.
+    public var status: Int
+    /// The request body size in bytes.
+    public var requestBytes: Int
+    /// The response body size in bytes, decoded (chunks joined).
+    public var responseBytes: Int
+    /// The response Content-Type, if any.
+    public var contentType: String?
+    /// The number of stream chunks, when the response is streamed.
+    public var chunks: Int?
+    /// Time to the first response byte, when recorded.
+    public var firstByteMs: Double?
+    /// Time to the last response byte, when recorded.
+    public var totalMs: Double?
+    /// A hand-set delay, when present.
+    public var delayMs: Double?
+
+    /// Summarises an interaction at a position.
+    public init(index: Int, interaction: Interaction) {
+        self.index = index
+        method = interaction.request.method
+        url = interaction.request.url
+        status = interaction.response.status
+        requestBytes = interaction.request.body.data.count
+        responseBytes = interaction.responseBodyData.count
+        contentType = interaction.response.headers["Content-Type"]
+        chunks = interaction.chunks?.count
+        firstByteMs = interaction.timing?.firstByteMs
+        totalMs = interaction.timing?.totalMs
+        delayMs = interaction.delayMs
+    }
+
+    /// Summaries of every interaction of a cassette, in order.
+    public static func all(in cassette: Cassette) -> [InteractionSummary] {
+        cassette.interactions.enumerated().map { InteractionSummary(index: $0.offset, interaction: $0.element) }
+    }
+
+    /// The line `tapedeck inspect` prints, such as `3  POST http://h/upload  200  req 512 B  resp 158 B  json  2.4/8.4 ms`.
+    public var line: String {
+        var parts = ["\(index)", "\(method) \(url)", "\(status)", "req \(Self.size(requestBytes))", "resp \(Self.size(responseBytes))"]
+        if let contentType {
+            parts.append(contentType.split(separator: ";").first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? contentType)
+        }
+        if let chunks { parts.append("\(chunks) chunks") }
+        if let firstByteMs, let totalMs {
+            parts.append("\(Self.milliseconds(firstByteMs))/\(Self.milliseconds(totalMs)) ms")
+        } else {
+            parts.append("no timing")
+        }
+        if let delayMs { parts.append("delay \(Self.milliseconds(delayMs)) ms") }
+        return parts.joined(separator: "  ")
+    }
+
+    private static func size(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        if bytes < 1 << 20 { return String(format: "%.1f KiB", Double(bytes) / 1024) }
+        return String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+    }
+
+    private static func milliseconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import TapedeckCore
+
+/// Checks cassettes: the schema as the codec reads it, secrets left in clear, interactions that
+/// add nothing or can never be served (judged by the core ``Matcher``), and missing timing.
+public struct CassetteLinter: Sendable {
+    /// The match options replay will use; duplicates are judged under them.
+    public var matchOptions: MatchOptions
+    /// The redaction rules a clean cassette satisfies (the defaults unless told otherwise).
+    public var redaction: RedactionRules
+    /// The codec that reads the files.
+    public var codec: CassetteCodec
+
+    /// Creates a linter.
+    public init(matchOptions: MatchOptions = .default, redaction: RedactionRules = .defaults,
+                codec: CassetteCodec = CassetteCodec()) {
+        self.matchOptions = matchOptions
+        self.redaction = redaction
+        self.codec = codec
+    }
+
+    /// Every finding for a cassette file: one schema error if it does not load, otherwise the checks.
+    public func lint(file: URL) -> [LintFinding] {
+        do {
+            return lint(try codec.load(file), file: file.relativePath)
+        } catch {
+            return [Self.schemaFinding(error, file: file.relativePath)]
+        }
+    }
+
+    /// Every finding for a loaded cassette, in interaction order.
+    public func lint(_ cassette: Cassette, file: String) -> [LintFinding] {
+        let scanner = SecretScanner()
+        let redactor = Redactor(rules: redaction)
+        let matcher = Matcher(interactions: cassette.interactions, options: matchOptions)
+        var findings: [LintFinding] = []
+        for (index, interaction) in cassette.interactions.enumerated() {
+            let place = "interactions[\(index)]"
+            func warn(_ kind: LintFinding.Kind, _ where: String, _ message: String) {
+                findings.append(LintFinding(severity: .warning, kind: kind, file: file, place: `where`, message: message))
+            }
+            for change in redactor.redact(interaction).changes {
+                warn(.secret, place, "\(change): not redacted; `tapedeck redact` replaces it with \(Redactor.placeholder)")
+            }
+            for (location, text) in scannedTexts(of: interaction, at: place) {
+                for hit in scanner.scan(text) {
+                    warn(.secret, location, "looks like a \(hit.name) in clear (\(hit.preview)); redact it or use a fake value")
+                }
+            }
+            findings += duplicateFindings(for: index, in: cassette, matcher: matcher, file: file)
+            if interaction.timing == nil && interaction.delayMs == nil {
+                warn(.timing, place, "no timing recorded; `--latency recorded` serves it with no delay")
+            }
+            if interaction.chunks != nil && !interaction.response.body.isEmpty {
+                warn(.content, "\(place).response.body", "has both a body and chunks; replay serves the chunks and ignores the body")
+            }
+        }
+        return findings
+    }
+
+    /// The texts to scan for secret shapes, by place; headers covered by the redaction rules are left to
+    /// the rule check so one secret is reported once.
+    private func scannedTexts(of interaction: Interaction, at place: String) -> [(String, String)] {
+        var texts: [(String, String)] = [("\(place).request.url", interaction.request.url)]
+        for field in interaction.request.headers where !redaction.requestHeaders.contains(field.name.lowercased()) {
+            texts.append(("\(place).request.headers.\(field.name)", field.value))
+        }
+        if let body = interaction.request.body.text { texts.append(("\(place).request.body", body)) }
+        for field in interaction.response.headers where !redaction.responseHeaders.contains(field.name.lowercased()) {
+            texts.append(("\(place).response.headers.\(field.name)", field.value))
+        }
+        if let body = interaction.response.body.text { texts.append(("\(place).response.body", body)) }
+        for (number, chunk) in (interaction.chunks ?? []).enumerated() {
+            if let text = String(data: chunk.data, encoding: .utf8) { texts.append(("\(place).chunks[\(number)]", text)) }
+        }
+        return texts
+    }
+
+    /// Judged with the core matcher, exactly as replay finds candidates: an interaction its own request
+    /// cannot reach is never served; one that repeats an earlier match with the same response is served
+    /// only as a repeat that `repeat-last` would answer identically without it.
+    private func duplicateFindings(for index: Int, in cassette: Cassette, matcher: Matcher, file: String) -> [LintFinding] {
+        let interaction = cassette.interactions[index]
+        let candidates = matcher.matches(interaction.request)
+        guard candidates.contains(index) else {
+            return [LintFinding(severity: .warning, kind: .duplicate, file: file, place: "interactions[\(index)]",
+                                message: "can never be played: its own request does not match it under the match rules")]
+        }
+        guard let previous = candidates.last(where: { $0 < index }) else { return [] }
+        let earlier = cassette.interactions[previous]
+        guard earlier.response == interaction.response, earlier.chunks == interaction.chunks else { return [] }
+        let position = candidates.filter { $0 <= index }.count
+        return [LintFinding(
+            severity: .warning, kind: .duplicate, file: file, place: "interactions[\(index)]",
+            message: "duplicate of interactions[\(previous)] (same request, same response): it only serves call \(position) of that "
+                + "request, which --on-exhausted repeat-last answers the same without it; consider removing it")]
+    }
+
+    /// A load failure as a finding, naming the place as the codec does.
+    static func schemaFinding(_ error: CassetteError, file: String) -> LintFinding {
+        let place: String
+        let message: String
+        switch error.kind {
+        case let .syntax(line, column, text):
+            place = "line \(line), column \(column)"
+            message = "invalid JSON: \(text)"
+        case let .content(path, text):
+            place = path.isEmpty ? "(top level)" : path
+            message = text
+        case .unsupportedVersion:
+            place = "version"
+            message = error.description.components(separatedBy: ": ").dropFirst().joined(separator: ": ")
+        case .io(let text):
+            place = ""
+            message = text
+        }
+        return LintFinding(severity: .error, kind: .schema, file: file, place: place, message: message)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// One thing `tapedeck lint` found in a cassette: where, how serious, and what.
+public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// How serious a finding is.
+    public enum Severity: String, Sendable, Hashable, Codable {
+        /// The cassette cannot be used (exit status 1).
+        case error
+        /// The cassette works but something looks wrong (exit status 1 with `--strict`).
+        case warning
+    }
+
+    /// What kind of problem it is.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The file does not parse as a cassette.
+        case schema
+        /// A value that looks like a credential is stored in clear.
+        case secret
+        /// An interaction that adds nothing or can never be served.
+        case duplicate
+        /// An interaction without recorded timing.
+        case timing
+        /// Something else that replay would not do as the file suggests.
+        case content
+    }
+
+    /// How serious it is.
+    public var severity: Severity
+    /// What kind it is.
+    public var kind: Kind
+    /// The cassette file.
+    public var file: String
+    /// The place: `interactions[3].request.headers.Authorization`, or `line 4, column 7`.
+    public var place: String
+    /// What is wrong, and what to do.
+    public var message: String
+
+    /// Creates a finding.
+    public init(severity: Severity, kind: Kind, file: String, place: String, message: String) {
+        self.severity = severity
+        self.kind = kind
+        self.file = file
+        self.place = place
+        self.message = message
+    }
+
+    /// `FILE: warning: PLACE: message`.
+    public var description: String {
+        "\(file): \(severity.rawValue): \(place.isEmpty ? "" : "\(place): ")\(message)"
+    }
+}

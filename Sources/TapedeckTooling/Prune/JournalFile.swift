@@ -1,0 +1,22 @@
+import Foundation
+import TapedeckCore
+
+/// Reads a journal saved from `GET /__tapedeck/journal` (a ``JournalDocument``).
+public enum JournalFile {
+    /// The journal in a file; anything else is bad input naming the place.
+    public static func load(_ file: URL) throws(ToolingError) -> JournalDocument {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
+        }
+        do {
+            return try JSONDecoder().decode(JournalDocument.self, from: data)
+        } catch {
+            let (path, message) = DecodingFailure.describe(error, in: data)
+            throw ToolingError(file: file.path, kind: .badInput(
+                path: path, message: "\(message) (expected the JSON of GET /__tapedeck/journal)"))
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Turns a JSON decoding failure of an input file into a place and a message users can act on.
+enum DecodingFailure {
+    /// The place (`log.entries[3].response.status`) and what is wrong there.
+    static func describe(_ error: Error, in data: Data) -> (path: String, message: String) {
+        guard let error = error as? DecodingError else { return ("", "\(error)") }
+        switch error {
+        case let .typeMismatch(type, context):
+            return (path(context.codingPath), "expected \(type): \(context.debugDescription)")
+        case let .valueNotFound(type, context):
+            return (path(context.codingPath), "expected \(type), found null")
+        case let .keyNotFound(key, context):
+            return (path(context.codingPath + [key]), "required field is missing")
+        case let .dataCorrupted(context):
+            if context.codingPath.isEmpty, (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
+                return ("", "not valid JSON: \(underlying(context))")
+            }
+            return (path(context.codingPath), context.debugDescription)
+        @unknown default:
+            return ("", "\(error)")
+        }
+    }
+
+    /// A coding path as users write it: `log.entries[3].response`.
+    static func path(_ codingPath: [CodingKey]) -> String {
+        var out = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                out += "[\(index)]"
+            } else {
+                out += out.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return out
+    }
+
+    private static func underlying(_ context: DecodingError.Context) -> String {
+        if let inner = context.underlyingError as NSError? {
+            return (inner.userInfo[NSDebugDescriptionErrorKey] as? String) ?? inner.localizedDescription
+        }
+        return context.debugDescription
+    }
+}

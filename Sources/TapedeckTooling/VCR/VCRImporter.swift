@@ -1,0 +1,191 @@
+import Foundation
+import TapedeckCore
+import Yams
+
+/// What a VCR import produced.
+public struct VCRImportResult: Sendable {
+    /// Which layout the file had.
+    public var flavor: VCRFlavor
+    /// The cassette, one interaction per recorded one, in order.
+    public var cassette: Cassette
+    /// Every redaction applied: `interactions[2]: request header Authorization`.
+    public var changes: [String]
+}
+
+/// Turns Ruby VCR and vcrpy YAML cassettes into Tapedeck cassettes, so teams can move over.
+///
+/// Bodies are exact (base64 and `!!binary` included); a body still gzip- or deflate-compressed,
+/// as both tools record by default, is decoded (the header is kept, replay encodes again);
+/// hop-by-hop headers are left out and the redaction rules applied. VCR records no timing.
+public struct VCRImporter: Sendable {
+    /// The redaction applied to every interaction.
+    public let redaction: CassetteRedaction
+
+    /// Creates an importer applying these rules.
+    public init(rules: RedactionRules = .defaults) {
+        redaction = CassetteRedaction(rules: rules)
+    }
+
+    /// Reads and converts a YAML file.
+    public func importFile(_ file: URL) throws(ToolingError) -> VCRImportResult {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "not UTF-8 text"))
+        }
+        return try importYAML(text, file: file.path)
+    }
+
+    /// Converts YAML text; `file` names the input in errors.
+    public func importYAML(_ text: String, file: String?) throws(ToolingError) -> VCRImportResult {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw ToolingError(file: file, kind: .badInput(path: "", message: "not valid YAML: \(error)"))
+        }
+        let reader = Reader(file: file)
+        let flavor: VCRFlavor
+        let list: Node
+        if let node = root?["http_interactions"] {
+            (flavor, list) = (.rubyVCR, node)
+        } else if let node = root?["interactions"] {
+            (flavor, list) = (.vcrpy, node)
+        } else {
+            throw ToolingError(file: file, kind: .badInput(
+                path: "", message: "neither a Ruby VCR cassette (http_interactions) nor a vcrpy one (interactions)"))
+        }
+        let listName = flavor == .rubyVCR ? "http_interactions" : "interactions"
+        guard let sequence = list.sequence else {
+            if list.null != nil { return finish(flavor: flavor, interactions: [], root: root) }
+            throw reader.error(listName, "expected a list of interactions")
+        }
+        var interactions: [Interaction] = []
+        for (index, node) in sequence.enumerated() {
+            interactions.append(try reader.interaction(node, place: "\(listName)[\(index)]"))
+        }
+        return finish(flavor: flavor, interactions: interactions, root: root)
+    }
+
+    private func finish(flavor: VCRFlavor, interactions: [Interaction], root: Node?) -> VCRImportResult {
+        let source = root?["recorded_with"]?.string ?? flavor.rawValue
+        let meta = CassetteMeta(createdAt: interactions.first?.recordedAt ?? Timestamp.now(),
+                                recordedWith: "tapedeck \(TapedeckRelease.version) import-vcr from \(source)")
+        let (cassette, changes) = redaction.apply(to: Cassette(meta: meta, interactions: interactions))
+        return VCRImportResult(flavor: flavor, cassette: cassette, changes: changes)
+    }
+
+    /// Reads the nodes of one file, with errors that name the place.
+    private struct Reader {
+        let file: String?
+
+        func error(_ place: String, _ message: String) -> ToolingError {
+            ToolingError(file: file, kind: .badInput(path: place, message: message))
+        }
+
+        func interaction(_ node: Node, place: String) throws(ToolingError) -> Interaction {
+            guard let request = node["request"] else { throw error("\(place).request", "required field is missing") }
+            guard let response = node["response"] else { throw error("\(place).response", "required field is missing") }
+            guard let method = request["method"]?.string, !method.isEmpty else {
+                throw error("\(place).request.method", "required field is missing")
+            }
+            guard let uri = request["uri"]?.string, !uri.isEmpty else {
+                throw error("\(place).request.uri", "required field is missing")
+            }
+            let status = try self.status(response["status"], place: "\(place).response.status")
+            var responseHeaders = try headers(response["headers"], place: "\(place).response.headers")
+            var responseBody = try body(response["body"], place: "\(place).response.body")
+            if let coding = ContentCoding(header: responseHeaders["Content-Encoding"]), !responseBody.isEmpty,
+               let decoded = try? coding.decode(responseBody) {
+                responseBody = decoded
+            }
+            if responseHeaders["Content-Encoding"].map({ ContentCoding(header: $0) == nil && $0.lowercased() != "identity" }) == true,
+               String(data: responseBody, encoding: .utf8) != nil, responseBody.count > 0, Self.looksDecoded(responseBody) {
+                responseHeaders.remove("Content-Encoding")
+                responseHeaders.remove("Content-Length")
+            }
+            return Interaction(
+                recordedAt: node["recorded_at"]?.string.flatMap(Self.timestamp),
+                request: CassetteRequest(method: method.uppercased(), url: uri,
+                                         headers: try headers(request["headers"], place: "\(place).request.headers"),
+                                         body: Body(try body(request["body"], place: "\(place).request.body"))),
+                response: CassetteResponse(status: status, headers: responseHeaders, body: Body(responseBody)))
+        }
+
+        /// `status: {code: 200, message: OK}`, or a bare number as old vcrpy wrote.
+        func status(_ node: Node?, place: String) throws(ToolingError) -> Int {
+            guard let node else { throw error(place, "required field is missing") }
+            let code = node.mapping != nil ? node["code"]?.int : node.int
+            guard let code else { throw error(node.mapping != nil ? "\(place).code" : place, "expected a status code number") }
+            guard (100...599).contains(code) else { throw error(place, "status \(code) is not between 100 and 599") }
+            return code
+        }
+
+        /// A mapping from name to a list of values (or one value); hop-by-hop headers are left out.
+        func headers(_ node: Node?, place: String) throws(ToolingError) -> HeaderList {
+            guard let node, node.null == nil else { return [:] }
+            guard let mapping = node.mapping else { throw error(place, "expected a mapping from header name to values") }
+            var list = HeaderList()
+            for (key, value) in mapping {
+                guard let name = key.string else { throw error(place, "a header name is not text") }
+                guard !HeaderList.isHopByHop(name) else { continue }
+                if let values = value.sequence {
+                    for item in values {
+                        guard let text = item.string else { throw error("\(place).\(name)", "a header value is not text") }
+                        list.append(name: name, value: text)
+                    }
+                } else if value.null == nil, let text = value.string {
+                    list.append(name: name, value: text)
+                }
+            }
+            return list
+        }
+
+        /// A body: null, text, `!!binary`, or a mapping with `string` or `base64_string`.
+        func body(_ node: Node?, place: String) throws(ToolingError) -> Data {
+            guard let node else { return Data() }
+            if node.mapping != nil {
+                if let encoded = node["base64_string"] {
+                    guard let text = encoded.string,
+                          let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                        throw error("\(place).base64_string", "not valid base64")
+                    }
+                    return data
+                }
+                return try body(node["string"], place: "\(place).string")
+            }
+            guard node.scalar != nil else { throw error(place, "expected text, binary or a mapping with string") }
+            let tag = node.tag.rawValue
+            if node.null != nil { return Data() }
+            if tag == Tag.Name.binary.rawValue || tag == "!binary" {
+                guard let text = node.scalar?.string,
+                      let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                    throw error(place, "!!binary value is not valid base64")
+                }
+                return data
+            }
+            return Data((node.scalar?.string ?? "").utf8)
+        }
+
+        /// Whether text bytes are plainly not in a compressed coding (all printable or whitespace).
+        static func looksDecoded(_ data: Data) -> Bool {
+            data.prefix(512).allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        }
+
+        /// `Sat, 21 Nov 2026 05:08:32 GMT` (Ruby VCR) as a cassette timestamp.
+        static func timestamp(_ text: String) -> String? {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "yyyy-MM-dd HH:mm:ss Z", "yyyy-MM-dd'T'HH:mm:ssZ"] {
+                formatter.dateFormat = format
+                if let date = formatter.date(from: text) { return Timestamp.iso8601(date) }
+            }
+            return nil
+        }
+    }
+}

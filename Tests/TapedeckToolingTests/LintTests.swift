@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import TapedeckCore
+@testable import TapedeckTooling
+
+@Suite("lint")
+struct LintTests {
+    typealias Secret = ToolingTestSupport.FakeSecret
+
+    @Test("the example cassette and the imported fixtures are clean")
+    func cleanCassettesAreClean() throws {
+        #expect(CassetteLinter().lint(file: ToolingTestSupport.exampleCassette) == [])
+        let har = try HARImporter().importFile(ToolingTestSupport.fixture("mitmproxy.har")).cassette
+        #expect(CassetteLinter().lint(har, file: "mitmproxy") == [])
+    }
+
+    @Test("each kind of secret shape is found where it sits", arguments: [
+        ("Stripe secret key", Secret.stripe),
+        ("AWS access key ID", Secret.aws),
+        ("GitHub token", Secret.github),
+        ("private key block", Secret.privateKey),
+        ("Slack token", Secret.slack),
+        ("Google API key", String(Secret.google)),
+        ("JSON Web Token", Secret.jwt),
+    ])
+    func secretShapesInBodiesAreFound(name: String, secret: String) {
+        let body = "{\"config\":\"\(secret.replacingOccurrences(of: "\n", with: "\\n"))\"}"
+        let cassette = Cassette(interactions: [Interactions.get("http://h/ok", answer: "fine"),
+                                               Interactions.get("http://h/config", answer: body)])
+        let findings = CassetteLinter().lint(cassette, file: "c.json")
+        #expect(findings.count == 1)
+        #expect(findings.first?.kind == .secret)
+        #expect(findings.first?.place == "interactions[1].response.body")
+        #expect(findings.first?.message.contains(name) == true)
+        #expect(findings.first?.message.contains(secret) == false, "a report never repeats the whole secret")
+    }
+
+    @Test("bearer tokens and basic credentials in headers outside the redaction rules are found")
+    func credentialsInOtherHeadersAreFound() {
+        let cassette = Cassette(interactions: [
+            Interactions.get("http://h/a", answer: "x", headers: ["X-Upstream-Auth": Secret.bearer]),
+            Interactions.get("http://h/b", answer: "x", headers: ["X-Forwarded-Auth": Secret.basic]),
+            Interactions.get("http://h/c", answer: "x", headers: ["X-Note": "Basic auth is not used here"]),
+            Interactions.get("https://bob:hunter22@h/d", answer: "x"),
+        ])
+        let findings = CassetteLinter().lint(cassette, file: "c.json")
+        #expect(findings.map(\.place) == ["interactions[0].request.headers.X-Upstream-Auth",
+                                          "interactions[1].request.headers.X-Forwarded-Auth",
+                                          "interactions[3].request.url"])
+        #expect(findings[0].message.contains("bearer token"))
+        #expect(findings[1].message.contains("basic credentials"))
+        #expect(findings[2].message.contains("credentials in a URL"))
+    }
+
+    @Test("values the redaction rules cover but that are in clear are reported once each")
+    func unredactedRuleValuesAreReported() {
+        let cassette = Cassette(interactions: [
+            Interactions.get("http://h/a?token=abc123&page=2", answer: "x", headers: ["Authorization": Secret.bearer]),
+            Interactions.postJSON("http://h/login", body: "{\"user\":\"a\",\"password\":\"pw\"}"),
+        ])
+        let findings = CassetteLinter().lint(cassette, file: "c.json")
+        let messages = findings.map(\.message)
+        #expect(findings.allSatisfy { $0.kind == .secret })
+        #expect(findings.count == 3)
+        #expect(messages.contains { $0.hasPrefix("request header Authorization: not redacted") })
+        #expect(messages.contains { $0.hasPrefix("query parameters: not redacted") })
+        #expect(messages.contains { $0.hasPrefix("request body $..password: not redacted") })
+    }
+
+    @Test("a redacted cassette is clean: the placeholder is not a secret")
+    func redactedValuesAreClean() {
+        let cassette = Cassette(interactions: [
+            Interactions.get("http://h/a?token=\(Redactor.placeholder)", answer: "x", headers: ["Authorization": Redactor.placeholder]),
+        ])
+        #expect(CassetteLinter().lint(cassette, file: "c.json") == [])
+    }
+
+    @Test("an interaction repeating an earlier one, same request and same answer, is a duplicate")
+    func identicalRepeatsAreDuplicates() {
+        let cassette = Cassette(interactions: [
+            Interactions.get("http://h/users", answer: "[1]"),
+            Interactions.get("http://h/other", answer: "x"),
+            Interactions.get("http://h/users", answer: "[1]"),
+        ])
+        let findings = CassetteLinter().lint(cassette, file: "c.json")
+        #expect(findings.count == 1)
+        #expect(findings.first?.kind == .duplicate)
+        #expect(findings.first?.place == "interactions[2]")
+        #expect(findings.first?.message.hasPrefix("duplicate of interactions[0]") == true)
+    }
+
+    @Test("polling the same URL with different answers is not a duplicate: every answer is played in turn")
+    func repeatsWithDifferentAnswersAreKept() {
+        let cassette = Cassette(interactions: [
+            Interactions.get("http://h/job", answer: "{\"state\":\"running\"}"),
+            Interactions.get("http://h/job", answer: "{\"state\":\"done\"}"),
+        ])
+        #expect(CassetteLinter().lint(cassette, file: "c.json") == [])
+        // The core player agrees: both are served, in order.
+        let player = Player(cassette: cassette, name: "c")
+        let bodies = (0..<2).compactMap { _ -> String? in
+            guard case .played(let playback) = player.play(CassetteRequest(method: "GET", url: "/job")) else { return nil }
+            return playback.interaction.response.body.text
+        }
+        #expect(bodies == ["{\"state\":\"running\"}", "{\"state\":\"done\"}"])
+    }
+
+    @Test("duplicates are judged under the replay match options")
+    func duplicatesFollowMatchOptions() {
+        let cassette = Cassette(interactions: [
+            Interactions.get("http://h/search?q=a&_=1", answer: "r"),
+            Interactions.get("http://h/search?q=a&_=2", answer: "r"),
+        ])
+        #expect(CassetteLinter().lint(cassette, file: "c.json") == [])
+        let relaxed = CassetteLinter(matchOptions: MatchOptions(ignoredQueryParameters: ["_"]))
+        #expect(relaxed.lint(cassette, file: "c.json").map(\.kind) == [.duplicate])
+    }
+
+    @Test("missing timing is a warning unless a delay is set by hand")
+    func missingTimingIsWarned() {
+        var delayed = Interactions.get("http://h/b", answer: "x", timed: false)
+        delayed.delayMs = 30
+        let cassette = Cassette(interactions: [Interactions.get("http://h/a", answer: "x", timed: false), delayed])
+        let findings = CassetteLinter().lint(cassette, file: "c.json")
+        #expect(findings.map(\.kind) == [.timing])
+        #expect(findings.first?.place == "interactions[0]")
+    }
+
+    @Test("schema errors name the file and the place, as the codec does", arguments: [
+        ("{\n  \"version\": 1,\n  \"interactions\": [\n    {,}\n  ]\n}\n", "line 4, column"),
+        ("{\"version\": 1, \"interactions\": [{\"request\": {\"method\": \"GET\", \"url\": \"/\"}, \"response\": {\"status\": 999}}]}",
+         "interactions[0].response.status"),
+        ("{\"version\": 7, \"interactions\": []}", "version"),
+    ])
+    func schemaErrorsNamePlace(text: String, place: String) throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("bad.json")
+        try Data(text.utf8).write(to: file)
+        let findings = CassetteLinter().lint(file: file)
+        #expect(findings.count == 1)
+        #expect(findings.first?.severity == .error)
+        #expect(findings.first?.file == file.path)
+        #expect(findings.first?.place.hasPrefix(place) == true, "\(findings)")
+    }
+
+    @Test("tapedeck lint exits 0 when clean, 1 on errors, and 1 on warnings only with --strict")
+    func commandExitStatus() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let clean = ToolingTestSupport.exampleCassette.path
+        let warned = try Interactions.write([Interactions.get("http://h/a", answer: "x", timed: false)], to: folder).path
+        let broken = folder.appendingPathComponent("broken.json")
+        try Data("{\"version\": 1}".utf8).write(to: broken)
+
+        #expect(try ToolingTestSupport.tapedeck("lint", clean).status == 0)
+        let warnedRun = try ToolingTestSupport.tapedeck("lint", warned)
+        #expect(warnedRun.status == 0)
+        #expect(warnedRun.stdout.contains("warning: interactions[0]: no timing"))
+        #expect(try ToolingTestSupport.tapedeck("lint", "--strict", warned).status == 1)
+        let brokenRun = try ToolingTestSupport.tapedeck("lint", clean, broken.path)
+        #expect(brokenRun.status == 1)
+        #expect(brokenRun.stdout.contains("\(broken.path): error: interactions: required field is missing"))
+        #expect(try ToolingTestSupport.tapedeck("lint", "--ignore-json-path", "nope", clean).status == 2)
+
+        let jsonRun = try ToolingTestSupport.tapedeck("lint", "--json", warned)
+        let findings = try JSONDecoder().decode([LintFinding].self, from: Data(jsonRun.stdout.utf8))
+        #expect(findings == [LintFinding(severity: .warning, kind: .timing, file: warned, place: "interactions[0]",
+                                         message: "no timing recorded; `--latency recorded` serves it with no delay")])
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import TapedeckCore
+@testable import TapedeckTooling
+
+@Suite("redact")
+struct RedactTests {
+    static func secretCassette() -> Cassette {
+        Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"), interactions: [
+            Interactions.get("http://h/a?api_key=k123&page=2", answer: "x",
+                             headers: ["Authorization": ToolingTestSupport.FakeSecret.bearer, "X-Tenant": "acme"]),
+            Interactions.postJSON("http://h/login", body: "{\"user\":\"a\",\"password\":\"pw\",\"ssn\":\"123\"}"),
+        ])
+    }
+
+    @Test("the default and the given rules are applied, and each change is reported with its place")
+    func rulesApplyAndChangesAreReported() throws {
+        let rules = try RedactionSettings(headers: ["X-Tenant"], jsonPaths: ["$.ssn"]).rules()
+        let (redacted, changes) = CassetteRedaction(rules: rules).apply(to: Self.secretCassette())
+        #expect(changes == ["interactions[0]: request header Authorization", "interactions[0]: request header X-Tenant",
+                            "interactions[0]: query parameters", "interactions[1]: request body $..password, $.ssn"])
+        #expect(redacted.interactions[0].request.headers["Authorization"] == Redactor.placeholder)
+        #expect(redacted.interactions[0].request.url == "http://h/a?api_key=\(Redactor.placeholder)&page=2")
+        let body = try #require(redacted.interactions[1].request.body.text)
+        #expect(body.contains("\"password\":\"\(Redactor.placeholder)\"") && body.contains("\"user\":\"a\""))
+        #expect(CassetteRedaction(rules: rules).apply(to: redacted).changes.isEmpty, "redacting twice changes nothing")
+    }
+
+    @Test("--no-default-redactions applies only the rules given")
+    func noDefaultsAppliesOnlyGivenRules() throws {
+        let rules = try RedactionSettings(headers: ["X-Tenant"], useDefaults: false).rules()
+        let (redacted, changes) = CassetteRedaction(rules: rules).apply(to: Self.secretCassette())
+        #expect(changes == ["interactions[0]: request header X-Tenant"])
+        #expect(redacted.interactions[0].request.headers["Authorization"] == ToolingTestSupport.FakeSecret.bearer)
+    }
+
+    @Test("a JSON path that does not parse is bad input")
+    func badJSONPathIsBadInput() {
+        #expect(throws: ToolingError.self) { try RedactionSettings(jsonPaths: ["ssn"]).rules() }
+    }
+
+    @Test("tapedeck redact rewrites the cassette, reports changes, and lint finds it clean afterwards")
+    func commandRedactsInPlace() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("c.json")
+        try CassetteCodec().save(Self.secretCassette(), to: file)
+        let first = try ToolingTestSupport.tapedeck("redact", file.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("interactions[0]: request header Authorization"))
+        #expect(first.stdout.contains("3 changes written"))
+        let second = try ToolingTestSupport.tapedeck("redact", file.path)
+        #expect(second.stdout.contains("nothing to redact"))
+        #expect(CassetteLinter().lint(file: file) == [])
+    }
+
+    @Test("when one cassette does not load, tapedeck redact writes none of them and exits 2")
+    func commandWritesNothingOnBadInput() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let good = folder.appendingPathComponent("good.json")
+        try CassetteCodec().save(Self.secretCassette(), to: good)
+        let before = try Data(contentsOf: good)
+        let broken = folder.appendingPathComponent("broken.json")
+        try Data("{\"version\": 1, \"interactions\": [}".utf8).write(to: broken)
+        let outcome = try ToolingTestSupport.tapedeck("redact", good.path, broken.path)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains("broken.json:1:"))
+        #expect(try Data(contentsOf: good) == before)
+    }
+
+    @Test("tapedeck redact killed in the middle of writing leaves the original or the new cassette, never half of one")
+    func interruptedRedactLeavesWholeCassette() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("big.json")
+        let padding = String(repeating: "lorem ipsum ", count: 250)
+        let interactions = (0..<3000).map { index in
+            Interactions.get("http://h/items/\(index)", answer: "\(index) \(padding)",
+                             headers: ["Authorization": ToolingTestSupport.FakeSecret.bearer])
+        }
+        try CassetteCodec().save(Cassette(interactions: interactions), to: file)
+        let before = try Data(contentsOf: file)
+        #expect(before.count > 8_000_000)
+
+        let killedMidWrite = try ToolingTestSupport.tapedeckKilledWhileWriting(file, ["redact", file.path])
+        #expect(killedMidWrite, "tapedeck was never caught writing its temporary file")
+        let after = try Data(contentsOf: file)
+        if after != before {
+            // The rename won the race: then the new cassette must be complete.
+            let loaded = try CassetteCodec().load(file)
+            #expect(loaded.interactions.count == 3000)
+            #expect(loaded.interactions.allSatisfy { $0.request.headers["Authorization"] == Redactor.placeholder })
+        }
+        #expect(try CassetteCodec().load(file).interactions.count == 3000)
+    }
+
+    @Test("tapedeck redact whose write fails exits 1, keeps the original and leaves no temporary file")
+    func failedWriteKeepsOriginal() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("big.json")
+        let padding = String(repeating: "lorem ipsum ", count: 100)
+        let interactions = (0..<1500).map { index in
+            Interactions.get("http://h/items/\(index)", answer: "\(index) \(padding)",
+                             headers: ["Cookie": "session=\(index)"])
+        }
+        try CassetteCodec().save(Cassette(interactions: interactions), to: file)
+        let before = try Data(contentsOf: file)
+
+        let outcome = try ToolingTestSupport.tapedeckWithFileSizeLimit(500_000, ["redact", file.path])
+        #expect(outcome.status == 1 && !outcome.killedBySignal)
+        #expect(outcome.stderr.contains("cannot write"))
+        #expect(try Data(contentsOf: file) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["big.json"])
+    }
+}
