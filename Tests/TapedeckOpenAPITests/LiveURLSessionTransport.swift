@@ -1,0 +1,28 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Tapedeck
+
+/// A plain live transport on URLSession for the record-path tests (what `URLSessionTransport` does).
+struct LiveURLSessionTransport: ClientTransport {
+    /// How many requests reached the network.
+    let sent = Counter()
+
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        sent.increment()
+        var absolute = request
+        absolute.scheme = baseURL.scheme
+        absolute.authority = baseURL.port.map { "\(baseURL.host!):\($0)" } ?? baseURL.host
+        let data = try await body.map { try await Data(collecting: $0, upTo: 1 << 20) }
+        let (response, responseData) = try await URLSessionConnector().send(absolute, body: data)
+        return (response, HTTPBody(responseData))
+    }
+}
+
+/// A thread-safe count.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
