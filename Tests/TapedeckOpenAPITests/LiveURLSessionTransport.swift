@@ -13,7 +13,8 @@ struct LiveURLSessionTransport: ClientTransport {
         var absolute = request
         absolute.scheme = baseURL.scheme
         absolute.authority = baseURL.port.map { "\(baseURL.host!):\($0)" } ?? baseURL.host
-        let data = try await body.map { try await Data(collecting: $0, upTo: 1 << 20) }
+        var data: Data?
+        if let body { data = try await Data(collecting: body, upTo: 1 << 20) }
         let (response, responseData) = try await URLSessionConnector().send(absolute, body: data)
         return (response, HTTPBody(responseData))
     }

@@ -3,6 +3,9 @@ import HTTPTypes
 import Tapedeck
 import TapedeckTesting
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The repository's cassettes folder, shared by many tests below.
 let sharedCassettes: URL = {
@@ -37,7 +40,7 @@ func image() -> HTTPRequest {
 
     @Test(.cassette("example", directory: sharedCassettes))
     func childTasksSeeTheTestsCassette() async throws {
-        let name = try await Task { TestCassette.current?.location.name }.value
+        let name = await Task { TestCassette.current?.location.name }.value
         #expect(name == "example")
         #expect(TestCassette.current?.mode == .replay)
     }

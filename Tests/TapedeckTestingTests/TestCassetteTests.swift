@@ -60,7 +60,7 @@ import Testing
             _ = try TestCassette(location: location, environment: [:])
         } throws: { error in
             guard case .invalid(let cassetteError) = error as? TestCassetteError else { return false }
-            return cassetteError.file.hasSuffix("broken.json")
+            return cassetteError.file?.hasSuffix("broken.json") == true
         }
     }
 

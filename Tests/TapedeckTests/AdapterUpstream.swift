@@ -35,9 +35,9 @@ final class AdapterUpstream: @unchecked Sendable {
         self.process = process
     }
 
-    /// Stops the upstream.
+    /// Stops the upstream: SIGKILL, since its threads wait on clients' keep-alive connections.
     func stop() {
-        process.terminate()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }

@@ -8,4 +8,11 @@ public struct UploadReceipt: Codable, Sendable, Equatable {
     public var size: Int
     /// The description sent with it.
     public var description: String
+
+    /// Creates a receipt.
+    public init(fileName: String, size: Int, description: String) {
+        self.fileName = fileName
+        self.size = size
+        self.description = description
+    }
 }

@@ -8,4 +8,11 @@ public struct User: Codable, Sendable, Equatable {
     public var name: String
     /// The e-mail address.
     public var email: String
+
+    /// Creates a user.
+    public init(id: Int, name: String, email: String) {
+        self.id = id
+        self.name = name
+        self.email = email
+    }
 }

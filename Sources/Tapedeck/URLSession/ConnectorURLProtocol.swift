@@ -18,7 +18,7 @@ import FoundationNetworking
 /// Served: data tasks, async `data(for:)`, and uploads whose body is in the request
 /// (`httpBody`, or `httpBodyStream` with `uploadTask(withStreamedRequest:)`). Download tasks
 /// and `upload(for:from:)` fail with a typed ``URLProtocolAdapterError`` that names the alternative.
-public final class ConnectorURLProtocol: URLProtocol, @unchecked Sendable {
+public final class ConnectorURLProtocol: URLProtocol {
     private let work = Mutex<Task<Void, Never>?>(nil)
 
     /// Serves http and https requests.
@@ -60,19 +60,21 @@ public final class ConnectorURLProtocol: URLProtocol, @unchecked Sendable {
         if body == nil, task is URLSessionUploadTask {
             return fail(URLProtocolAdapterError.hiddenUploadBody(url: url))
         }
-        let task = Task { [self] in
+        let owner = Unchecked(self)
+        let task = Task {
+            let loader = owner.value
             do {
                 let (response, data) = try await connector.send(httpRequest, body: body)
                 guard !Task.isCancelled else { return }
                 guard let urlResponse = HTTPURLResponse(response, url: requestURL) else {
-                    return fail(URLProtocolAdapterError.invalidURL(url))
+                    return loader.fail(URLProtocolAdapterError.invalidURL(url))
                 }
-                client?.urlProtocol(self, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
-                if !data.isEmpty { client?.urlProtocol(self, didLoad: data) }
-                client?.urlProtocolDidFinishLoading(self)
+                loader.client?.urlProtocol(loader, didReceive: urlResponse, cacheStoragePolicy: .notAllowed)
+                if !data.isEmpty { loader.client?.urlProtocol(loader, didLoad: data) }
+                loader.client?.urlProtocolDidFinishLoading(loader)
             } catch {
                 guard !Task.isCancelled else { return }
-                fail(error)
+                loader.fail(error)
             }
         }
         work.withLock { $0 = task }
@@ -86,4 +88,12 @@ public final class ConnectorURLProtocol: URLProtocol, @unchecked Sendable {
     private func fail(_ error: any Error) {
         client?.urlProtocol(self, didFailWithError: error)
     }
+}
+
+/// Hands the protocol to the task that serves it. URLProtocol is not `Sendable`, but its client
+/// (FoundationNetworking's `_ProtocolClient`) takes calls from any thread and the protocol's
+/// own mutable state is behind a `Mutex`.
+private struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
