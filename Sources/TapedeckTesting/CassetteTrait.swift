@@ -38,7 +38,7 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
         if test.isSuite { return try await function() }
         let location = try CassetteLocation(name: name, directory: directory, filePath: filePath)
         let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction,
-                                        test: test.name)
+                                        test: String(test.name.prefix { $0 != "(" }))
         do {
             try await TestCassette.$current.withValue(cassette) { try await function() }
         } catch {

@@ -23,7 +23,7 @@ extension XCTestCase {
                             requireAllPlayed: Bool = false, filePath: StaticString = #filePath,
                             line: UInt = #line) throws -> TestCassette {
         let location = try CassetteLocation(name: name, directory: directory, filePath: "\(filePath)")
-        let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction, test: self.name)
+        let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction, test: testMethodName)
         addTeardownBlock {
             do {
                 try cassette.finish(requireAllPlayed: requireAllPlayed)
@@ -32,6 +32,12 @@ extension XCTestCase {
             }
         }
         return cassette
+    }
+
+    /// `testFoo` from `Class.testFoo` (Linux) or `-[Class testFoo]` (Darwin), for `swift test --filter`.
+    private var testMethodName: String {
+        let last = name.split(whereSeparator: { $0 == "." || $0 == " " }).last ?? Substring(name)
+        return String(last.filter { $0 != "]" })
     }
 }
 #endif

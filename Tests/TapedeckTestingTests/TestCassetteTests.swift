@@ -34,10 +34,10 @@ import Testing
     @Test func missingCassetteInReplayModeSaysHowToRecordIt() throws {
         let location = try CassetteLocation(name: "absent", directory: try temporaryDirectory(), filePath: "/x.swift", environment: [:])
         #expect {
-            _ = try TestCassette(location: location, environment: [:], test: "listsUsers()")
+            _ = try TestCassette(location: location, environment: [:], test: "listsUsers")
         } throws: { error in
             guard case .missing = error as? TestCassetteError else { return false }
-            return "\(error)".contains("TAPEDECK_MODE=record swift test --filter 'listsUsers()'")
+            return "\(error)".contains("TAPEDECK_MODE=record swift test --filter 'listsUsers'")
         }
     }
 

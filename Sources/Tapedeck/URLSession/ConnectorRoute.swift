@@ -18,13 +18,17 @@ import FoundationNetworking
 public final class ConnectorRoute: URLCache, @unchecked Sendable {
     /// The connector every request of the configuration goes to.
     public let connector: any HTTPConnector
+    /// The configuration's `httpAdditionalHeaders`, added to requests that lack them, as
+    /// FoundationNetworking's own HTTP protocol does (it never shows them to a custom protocol).
+    public let additionalHeaders: [String: String]
 
     /// The `userInfo` key of the marker response.
     static let userInfoKey = "dev.tapedeck.route"
 
     /// Creates a route to a connector.
-    public init(connector: any HTTPConnector) {
+    public init(connector: any HTTPConnector, additionalHeaders: [String: String] = [:]) {
         self.connector = connector
+        self.additionalHeaders = additionalHeaders
         super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: FileManager.default.temporaryDirectory.path)
     }
 

@@ -10,7 +10,7 @@ import FoundationNetworking
 ///
 /// Install it only through a configuration's `protocolClasses`, never with
 /// `URLProtocol.registerClass`; ``Foundation/URLSessionConfiguration/replaying(_:base:)`` and
-/// ``Foundation/URLSessionConfiguration/recording(cassette:mode:redaction:options:live:environment:)`` do
+/// ``Foundation/URLSessionConfiguration/recording(cassette:mode:redaction:options:base:live:environment:)`` do
 /// it for you. Each configuration carries its own connector in a ``ConnectorRoute`` (its
 /// `urlCache`), which Foundation hands to every protocol it creates for that configuration's
 /// tasks: there is no global registry, so parallel tests with different cassettes are safe.
@@ -45,11 +45,16 @@ public final class ConnectorURLProtocol: URLProtocol {
         if task is URLSessionDownloadTask {
             return fail(URLProtocolAdapterError.downloadTaskUnsupported(url: url))
         }
-        guard let connector = ConnectorRoute.route(of: cachedResponse)?.connector else {
+        guard let route = ConnectorRoute.route(of: cachedResponse) else {
             return fail(URLProtocolAdapterError.noConnector(url: url))
         }
-        guard let httpRequest = request.httpRequest(), let requestURL = request.url else {
+        let connector = route.connector
+        guard var httpRequest = request.httpRequest(), let requestURL = request.url else {
             return fail(URLProtocolAdapterError.invalidURL(url))
+        }
+        for (name, value) in route.additionalHeaders.sorted(by: { $0.key < $1.key }) {
+            guard let fieldName = HTTPField.Name(name), httpRequest.headerFields[fieldName] == nil else { continue }
+            httpRequest.headerFields[fieldName] = value
         }
         let body: Data?
         do {

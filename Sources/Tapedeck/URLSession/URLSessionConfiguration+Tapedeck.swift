@@ -9,11 +9,17 @@ extension URLSessionConfiguration {
     /// The connector rides in the configuration itself (see ``ConnectorRoute``), so each call
     /// gives independent playback state; sessions made from the same configuration share it.
     ///
-    /// - Parameter base: copied; its `protocolClasses` and `urlCache` are replaced.
+    /// - Parameter base: copied; its `protocolClasses` and `urlCache` are replaced; its
+    ///   `httpAdditionalHeaders` are added to requests that lack them, as URLSession does.
     public static func replaying(_ connector: any HTTPConnector, base: URLSessionConfiguration = .ephemeral) -> URLSessionConfiguration {
         let configuration = base.copy() as! URLSessionConfiguration
         configuration.protocolClasses = [ConnectorURLProtocol.self]
-        configuration.urlCache = ConnectorRoute(connector: connector)
+        var additionalHeaders: [String: String] = [:]
+        for (name, value) in base.httpAdditionalHeaders ?? [:] {
+            guard let name = name as? String else { continue }
+            additionalHeaders[name] = value as? String ?? "\(value)"
+        }
+        configuration.urlCache = ConnectorRoute(connector: connector, additionalHeaders: additionalHeaders)
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return configuration
     }
@@ -29,15 +35,17 @@ extension URLSessionConfiguration {
     /// A configuration that records through the live network into a cassette (`TAPEDECK_MODE` overrides `mode`).
     ///
     /// - Parameters:
+    ///   - base: the configuration returned is a copy of it (see ``replaying(_:base:)``).
     ///   - live: the configuration of the session that really sends; by default ephemeral.
     ///   - environment: where `TAPEDECK_MODE` is read.
     public static func recording(cassette file: URL, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
-                                 options: PlaybackOptions = PlaybackOptions(), live: URLSessionConfiguration = .ephemeral,
+                                 options: PlaybackOptions = PlaybackOptions(), base: URLSessionConfiguration = .ephemeral,
+                                 live: URLSessionConfiguration = .ephemeral,
                                  environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URLSessionConfiguration {
         let connector = try RecordingConnector(live: URLSessionConnector(session: URLSession(configuration: live)),
                                                cassette: file, mode: mode, redaction: redaction, options: options,
                                                environment: environment)
-        return replaying(connector)
+        return replaying(connector, base: base)
     }
 
     /// The connector this configuration's sessions are answered by, if it was made by Tapedeck.
