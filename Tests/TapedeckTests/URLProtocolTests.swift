@@ -65,7 +65,7 @@ import FoundationNetworking
         let body = #"{"user":{"name":"Shawn","tags":["swift","http"]},"count":3,"active":true}"#
         var streamed = request("/postBodyData", method: "POST", contentType: "application/json")
         streamed.httpBodyStream = InputStream(data: Data(body.utf8))
-        let collector = Collector()
+        let collector = URLProtocolDelegateCollector()
         let session = URLSession(configuration: try .replaying(cassette: Self.example), delegate: collector, delegateQueue: nil)
         let (data, error) = await collector.run { session.uploadTask(withStreamedRequest: streamed).resume() }
         #expect(error == nil)
@@ -171,7 +171,7 @@ import FoundationNetworking
     }
 
     @Test func recordingConfigurationRecordsThroughTheLiveNetworkThenReplays() async throws {
-        let upstream = try AdapterUpstream()
+        let upstream = try URLProtocolTestUpstream()
         defer { upstream.stop() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
@@ -188,81 +188,5 @@ import FoundationNetworking
         upstream.stop()
         let (replayed, _) = try await URLSession(configuration: .replaying(cassette: file)).data(for: live)
         #expect(String(decoding: replayed, as: UTF8.self) == "Hello Ada!")
-    }
-}
-
-/// Collects what a delegate-based task receives.
-final class Collector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    private var continuation: CheckedContinuation<(Data, (any Error)?), Never>?
-
-    func run(_ start: () -> Void) async -> (Data, (any Error)?) {
-        await withCheckedContinuation { continuation in
-            lock.withLock { self.continuation = continuation }
-            start()
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.withLock { self.data.append(data) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, data) = lock.withLock { (self.continuation, self.data) }
-        continuation?.resume(returning: (data, error))
-    }
-}
-
-/// The base configuration's `httpAdditionalHeaders` reach the cassette, as URLSession would send them.
-@Suite struct URLProtocolAdditionalHeadersTests {
-    @Test func additionalHeadersOfTheBaseConfigurationAreMatched() async throws {
-        let cassette = Cassette(interactions: [Interaction(
-            request: CassetteRequest(method: "GET", url: "http://api.example.test/whoami", headers: ["X-Client": "tests"]),
-            response: CassetteResponse(status: 200, body: Body(text: "tests")))])
-        let options = PlaybackOptions(match: MatchOptions(matchedHeaders: ["X-Client"]))
-        let base = URLSessionConfiguration.ephemeral
-        base.httpAdditionalHeaders = ["X-Client": "tests"]
-        let url = URL(string: "http://api.example.test/whoami")!
-        let withHeader = URLSession(configuration: .replaying(CassetteConnector(cassette: cassette, options: options), base: base))
-        let (data, _) = try await withHeader.data(from: url)
-        #expect(String(decoding: data, as: UTF8.self) == "tests")
-        var overridden = URLRequest(url: url)
-        overridden.setValue("other", forHTTPHeaderField: "X-Client")
-        await #expect(throws: UnmatchedRequestError.self) { _ = try await withHeader.data(for: overridden) }
-        let withoutHeader = URLSession(configuration: .replaying(CassetteConnector(cassette: cassette, options: options)))
-        await #expect(throws: UnmatchedRequestError.self) { _ = try await withoutHeader.data(from: url) }
-    }
-}
-
-/// A replayed 401 with a challenge reaches the caller as a response, never as a hang or a live retry.
-@Suite struct URLProtocolChallengeTests {
-    @Test(arguments: [#"Basic realm="api""#, #"Bearer realm="api", error="invalid_token""#])
-    func replayedUnauthorizedChallengeArrivesUnderTheTapedeckHeaderInsteadOfHanging(challenge: String) async throws {
-        let cassette = Cassette(interactions: [Interaction(
-            request: CassetteRequest(method: "GET", url: "http://api.example.test/me"),
-            response: CassetteResponse(status: 401, headers: ["WWW-Authenticate": challenge], body: Body(text: "denied")))])
-        let session = URLSession(configuration: .replaying(CassetteConnector(cassette: cassette)))
-        let (data, response) = try await session.data(from: URL(string: "http://api.example.test/me")!)
-        let http = try #require(response as? HTTPURLResponse)
-        #expect(http.statusCode == 401)
-        #expect(http.value(forHTTPHeaderField: "WWW-Authenticate") == nil)
-        #expect(http.value(forHTTPHeaderField: "Tapedeck-WWW-Authenticate") == challenge)
-        #expect(String(decoding: data, as: UTF8.self) == "denied")
-    }
-}
-
-/// Redirects are answers too: a replayed 3xx is handed over, never followed to the network.
-@Suite struct URLProtocolRedirectTests {
-    @Test func replayedRedirectIsDeliveredNotFollowed() async throws {
-        let cassette = Cassette(interactions: [Interaction(
-            request: CassetteRequest(method: "GET", url: "http://api.example.test/old"),
-            response: CassetteResponse(status: 302, headers: ["Location": "http://api.example.test/new"]))])
-        let session = URLSession(configuration: .replaying(CassetteConnector(cassette: cassette)))
-        let (data, response) = try await session.data(from: URL(string: "http://api.example.test/old")!)
-        let http = try #require(response as? HTTPURLResponse)
-        #expect(http.statusCode == 302)
-        #expect(http.value(forHTTPHeaderField: "Location") == "http://api.example.test/new")
-        #expect(data.isEmpty)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `scripts/example_upstream.py` started on a free 127.0.0.1 port for a record-path test.
-final class AdapterUpstream: @unchecked Sendable {
+final class URLProtocolTestUpstream: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`.
     let baseURL: String
     private let process: Process
@@ -11,7 +11,7 @@ final class AdapterUpstream: @unchecked Sendable {
         var root = URL(fileURLWithPath: filePath)
         while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
             let parent = root.deletingLastPathComponent()
-            guard parent.path != root.path else { throw AdapterUpstreamError("no Package.swift above \(filePath)") }
+            guard parent.path != root.path else { throw URLProtocolTestUpstreamError("no Package.swift above \(filePath)") }
             root = parent
         }
         let process = Process()
@@ -24,12 +24,12 @@ final class AdapterUpstream: @unchecked Sendable {
         var text = ""
         while !text.contains("\n") {
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { process.terminate(); throw AdapterUpstreamError("the upstream exited: \(text)") }
+            if chunk.isEmpty { process.terminate(); throw URLProtocolTestUpstreamError("the upstream exited: \(text)") }
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard let range = text.range(of: "http://127.0.0.1:") else {
             process.terminate()
-            throw AdapterUpstreamError("unexpected upstream output: \(text)")
+            throw URLProtocolTestUpstreamError("unexpected upstream output: \(text)")
         }
         self.baseURL = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
         self.process = process
@@ -43,7 +43,7 @@ final class AdapterUpstream: @unchecked Sendable {
 }
 
 /// The upstream could not start.
-struct AdapterUpstreamError: Error, CustomStringConvertible {
+struct URLProtocolTestUpstreamError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
