@@ -31,10 +31,10 @@ public final class TestCassette: Sendable {
     ///
     /// - Parameters:
     ///   - mode: used unless `TAPEDECK_MODE` in `environment` names another; `replay` by default.
-    ///   - live: where requests go when recording.
+    ///   - live: where requests go when recording; by default a new ephemeral `URLSessionConnector`.
     ///   - test: the test's name, used in the message for a missing cassette.
     public init(location: CassetteLocation, mode: RecordMode = .replay, options: PlaybackOptions = PlaybackOptions(),
-                redaction: RedactionRules = .defaults, live: any HTTPConnector = URLSessionConnector(),
+                redaction: RedactionRules = .defaults, live: (any HTTPConnector)? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment, test: String? = nil) throws(TestCassetteError) {
         let resolved: RecordMode
         do {
@@ -52,7 +52,7 @@ public final class TestCassette: Sendable {
             case .replay, .once where exists:
                 connector = try CassetteConnector(cassette: location.file, options: options)
             default:
-                connector = try RecordingConnector(live: live, cassette: location.file, mode: resolved, redaction: redaction,
+                connector = try RecordingConnector(live: live ?? URLSessionConnector(), cassette: location.file, mode: resolved, redaction: redaction,
                                                    options: options, environment: [:])
             }
         } catch let error as TestCassetteError {
