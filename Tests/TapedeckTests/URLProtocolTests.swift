@@ -189,4 +189,15 @@ import FoundationNetworking
         let (replayed, _) = try await URLSession(configuration: .replaying(cassette: file)).data(for: live)
         #expect(String(decoding: replayed, as: UTF8.self) == "Hello Ada!")
     }
+
+    @Test func unreadableBodyStreamFailsWithATypedError() async throws {
+        var broken = request("/postBodyData", method: "POST", contentType: "application/json")
+        broken.httpBodyStream = InputStream(url: URL(fileURLWithPath: "/nonexistent/tapedeck-\(UUID().uuidString)"))
+        await #expect {
+            _ = try await session().data(for: broken)
+        } throws: { error in
+            guard case .unreadableBodyStream(let url, _) = error as? URLProtocolAdapterError else { return false }
+            return url == "http://api.example.test/postBodyData"
+        }
+    }
 }
