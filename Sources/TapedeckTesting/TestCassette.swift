@@ -49,11 +49,14 @@ public final class TestCassette: Sendable {
             switch resolved {
             case .replay where !exists:
                 throw TestCassetteError.missing(name: location.name, file: location.file.path, test: test)
-            case .replay, .once where exists:
+            case .replay:
+                connector = try CassetteConnector(cassette: location.file, options: options)
+            case .once where exists:
+                // Nothing will be recorded: replay, so that unplayed interactions can be reported.
                 connector = try CassetteConnector(cassette: location.file, options: options)
             default:
-                connector = try RecordingConnector(live: live ?? URLSessionConnector(), cassette: location.file, mode: resolved, redaction: redaction,
-                                                   options: options, environment: [:])
+                connector = try RecordingConnector(live: live ?? URLSessionConnector(), cassette: location.file, mode: resolved,
+                                                   redaction: redaction, options: options, environment: [:])
             }
         } catch let error as TestCassetteError {
             throw error
