@@ -19,11 +19,3 @@ struct LiveURLSessionTransport: ClientTransport {
         return (response, HTTPBody(responseData))
     }
 }
-
-/// A thread-safe count.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
-}
