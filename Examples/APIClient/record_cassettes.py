@@ -3,7 +3,8 @@
 
 Starts the example API below on a free 127.0.0.1 port, runs the example tests in
 record mode against it, then rewrites the recorded origin to the fixed,
-never-resolvable http://api.example.test, so the cassettes do not change with the port:
+never-resolvable http://api.example.test (so the cassettes do not change with the port)
+and drops the Date and Server response headers:
 
     python3 Examples/APIClient/record_cassettes.py            # record all
     python3 Examples/APIClient/record_cassettes.py --serve    # only run the API
@@ -122,10 +123,21 @@ def start() -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-def rewrite_origin(origin: str) -> None:
+# Response headers that change on every run; dropped so a re-recording only differs where the API did.
+VOLATILE_HEADERS = {"date", "server"}
+
+
+def normalize(origin: str) -> None:
+    """Rewrite the recorded origin to RECORDED_ORIGIN and drop volatile response headers."""
     for file in sorted(CASSETTES.glob("*.json")):
-        text = file.read_text()
-        file.write_text(text.replace(origin, RECORDED_ORIGIN))
+        cassette = json.loads(file.read_text())
+        for interaction in cassette["interactions"]:
+            request = interaction["request"]
+            request["url"] = request["url"].replace(origin, RECORDED_ORIGIN, 1)
+            headers = interaction["response"].get("headers", {})
+            for name in [name for name in headers if name.lower() in VOLATILE_HEADERS]:
+                del headers[name]
+        file.write_text(json.dumps(cassette, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         print(f"recorded {file.relative_to(REPO)}")
 
 
@@ -145,7 +157,7 @@ def main() -> int:
     status = subprocess.call(["swift", "test", "--filter", "ExampleAPIClientTests", "--no-parallel"], cwd=REPO, env=env)
     server.shutdown()
     if status == 0:
-        rewrite_origin(origin)
+        normalize(origin)
     return status
 
 
