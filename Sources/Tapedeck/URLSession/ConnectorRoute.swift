@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Carries a connector inside a `URLSessionConfiguration`, so ``ConnectorURLProtocol`` finds
+/// the connector of *its own* configuration without any global registry.
+///
+/// Foundation creates a URLProtocol itself, from the class listed in `protocolClasses`, and
+/// hands it only the task, the request and a cached response. On Linux the task's session is
+/// internal and `httpAdditionalHeaders` never reach a custom protocol's request, but before
+/// creating the protocol for a data or upload task FoundationNetworking asks the
+/// configuration's `urlCache` for a cached response *for that task*. A `ConnectorRoute` is
+/// that cache: it never stores anything and answers every task with a marker response whose
+/// `userInfo` points back to the route, and so to the connector. Every configuration made by
+/// ``Foundation/URLSessionConfiguration/replaying(_:base:)`` gets its own route, hence its own
+/// cassette and playback state: parallel tests with different cassettes never meet.
+public final class ConnectorRoute: URLCache, @unchecked Sendable {
+    /// The connector every request of the configuration goes to.
+    public let connector: any HTTPConnector
+    /// The configuration's `httpAdditionalHeaders`, added to requests that lack them, as
+    /// FoundationNetworking's own HTTP protocol does (it never shows them to a custom protocol).
+    public let additionalHeaders: [String: String]
+
+    /// The `userInfo` key of the marker response.
+    static let userInfoKey = "dev.tapedeck.route"
+
+    /// Creates a route to a connector.
+    public init(connector: any HTTPConnector, additionalHeaders: [String: String] = [:]) {
+        self.connector = connector
+        self.additionalHeaders = additionalHeaders
+        super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: FileManager.default.temporaryDirectory.path)
+    }
+
+    /// Answers with the marker response that leads the protocol to ``connector``.
+    public override func getCachedResponse(for dataTask: URLSessionDataTask,
+                                           completionHandler: @Sendable @escaping (CachedURLResponse?) -> Void) {
+        completionHandler(marker(for: dataTask.currentRequest?.url))
+    }
+
+    /// Answers with the marker response that leads the protocol to ``connector``.
+    public override func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
+        marker(for: request.url)
+    }
+
+    /// Stores nothing: replayed and recorded answers never come from a cache.
+    public override func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {}
+
+    /// Stores nothing: replayed and recorded answers never come from a cache.
+    public override func storeCachedResponse(_ cachedResponse: CachedURLResponse, for dataTask: URLSessionDataTask) {}
+
+    private func marker(for url: URL?) -> CachedURLResponse {
+        let response = URLResponse(url: url ?? URL(string: "about:blank")!, mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
+        return CachedURLResponse(response: response, data: Data(), userInfo: [Self.userInfoKey: self], storagePolicy: .notAllowed)
+    }
+
+    /// The route a protocol was created with, read from its cached response.
+    static func route(of cachedResponse: CachedURLResponse?) -> ConnectorRoute? {
+        cachedResponse?.userInfo?[userInfoKey] as? ConnectorRoute
+    }
+}

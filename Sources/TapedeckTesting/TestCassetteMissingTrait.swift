@@ -1,0 +1,6 @@
+/// `TestCassette.connector()` was called outside a test with a `.cassette(...)` trait.
+public struct TestCassetteMissingTrait: Error, CustomStringConvertible, Sendable {
+    public var description: String {
+        "no cassette for this test: add the .cassette(\"name\") trait to the @Test (or use TestCassette.current in its task)"
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(XCTest)
+import Foundation
+import XCTest
+import Tapedeck
+
+extension XCTestCase {
+    /// Opens this test's own cassette; after the test it is saved and, with `requireAllPlayed`,
+    /// checked for interactions never played (an XCTest failure).
+    ///
+    /// ```swift
+    /// func testListsUsers() async throws {
+    ///     let cassette = try useCassette("users")
+    ///     let client = APIClient(connector: cassette.connector)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - directory: `cassettes/` beside the test file by default; `TAPEDECK_CASSETTE_DIR` wins over it.
+    ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise.
+    /// - Throws: ``TestCassetteError``, e.g. a missing cassette in replay mode, with how to record it.
+    public func useCassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
+                            options: PlaybackOptions = PlaybackOptions(), redaction: RedactionRules = .defaults,
+                            requireAllPlayed: Bool = false, filePath: StaticString = #filePath,
+                            line: UInt = #line) throws -> TestCassette {
+        let location = try CassetteLocation(name: name, directory: directory, filePath: "\(filePath)")
+        let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction, test: testMethodName)
+        addTeardownBlock {
+            do {
+                try cassette.finish(requireAllPlayed: requireAllPlayed)
+            } catch {
+                XCTFail("\(error)", file: filePath, line: line)
+            }
+        }
+        return cassette
+    }
+
+    /// `testFoo` from `Class.testFoo` (Linux) or `-[Class testFoo]` (Darwin), for `swift test --filter`.
+    private var testMethodName: String {
+        let last = name.split(whereSeparator: { $0 == "." || $0 == " " }).last ?? Substring(name)
+        return String(last.filter { $0 != "]" })
+    }
+}
+#endif
