@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+import TapedeckServer
+import Testing
+
+/// The example cassette served to real clients over real sockets.
+@Suite struct ReplayClientTests {
+    @Test func urlSessionReceivesTheRecordedAnswer() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let (data, response) = try await Clients.urlSession().data(from: URL(string: harness.base + "/plaintext?name=Shawn")!)
+            let http = try #require(response as? HTTPURLResponse)
+            #expect(http.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self) == "Hello Shawn!")
+            #expect(http.value(forHTTPHeaderField: "Content-Type") == "text/plain; charset=utf-8")
+        }
+    }
+
+    @Test func asyncHTTPClientReceivesTheRecordedAnswer() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let response = try await Clients.send(client, .GET, harness.base + "/users?team=empty")
+                #expect(response.status == 404)
+                #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":"team not found"}"#)
+                #expect(response.headers.first(name: "Content-Length") == "26")
+            }
+        }
+    }
+
+    @Test func curlReceivesTheRecordedAnswer() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let result = try Curl.run(["-X", "POST", "--data", "name=Shawn&sex=1", harness.base + "/postName"])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.text == #"{"name":"Shawn","sex":"1","greeting":"Hi Shawn"}"#)
+        }
+    }
+
+    @Test func binaryBodyArrivesByteForByte() async throws {
+        let expected = try Fixtures.example().interactions[4].response.body.data
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let (data, _) = try await Clients.urlSession().data(from: URL(string: harness.base + "/image.png")!)
+            #expect(data == expected)
+            #expect(data.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+            let curl = try Curl.run([harness.base + "/image.png"])
+            #expect(curl.output == expected)
+        }
+    }
+
+    @Test func gzipResponseIsEncodedAgainWithItsLength() async throws {
+        let stored = try Fixtures.example().interactions[5].response.body.data
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let response = try await Clients.send(client, .GET, harness.base + "/gzip-json", headers: [("Accept-Encoding", "gzip")])
+                #expect(response.headers.first(name: "Content-Encoding") == "gzip")
+                #expect(response.headers.first(name: "Content-Length") == String(response.body.count))
+                #expect(response.body.prefix(2) == Data([0x1F, 0x8B]))
+                #expect(try ContentCoding.gzip.decode(response.body) == stored)
+            }
+            let curl = try Curl.run(["--compressed", harness.base + "/gzip-json"])
+            #expect(curl.output == stored)
+        }
+    }
+
+    @Test func headIsAnsweredWithoutBody() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            connection.send("HEAD /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\nGET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let (data, closed) = connection.read()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(closed)
+            #expect(data.occurrences(of: "HTTP/1.1 200 OK") == 2)
+            #expect(data.occurrences(of: "Hello Shawn!") == 1)
+            #expect(text.lowercased().contains("content-length: 12"))
+            #expect(text.hasSuffix("Hello Shawn!"))
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            let requests = "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /users?team=empty HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            connection.send(requests)
+            let (data, closed) = connection.read()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(closed)
+            let first = try #require(text.range(of: "Hello Shawn!"))
+            let second = try #require(text.range(of: "team not found"))
+            let third = try #require(text.range(of: "Hello Shawn!", range: second.upperBound..<text.endIndex))
+            #expect(first.lowerBound < second.lowerBound && second.lowerBound < third.lowerBound)
+            #expect(data.occurrences(of: "HTTP/1.1 ") == 3)
+        }
+    }
+
+    @Test func keepAliveServesManyRequestsOnOneConnection() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            for _ in 0..<5 {
+                connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\n")
+                let (data, closed) = connection.read { $0.occurrences(of: "Hello Shawn!") == 1 }
+                #expect(!closed)
+                #expect(data.occurrences(of: "Hello Shawn!") == 1)
+            }
+        }
+    }
+
+    @Test func eventStreamIsSentAsItsChunks() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: {
+            var settings = ReplaySettings(); settings.latency = "recorded"; return settings
+        }()) { (harness: ReplayHarness) async throws in
+            let curl = try Curl.run(["-N", harness.base + "/events"])
+            #expect(curl.text == "data: one\n\ndata: two\n\ndata: three\n\n")
+            let delay = try #require(harness.scheduledDelays().last)
+            #expect(delay.chunks == [.microseconds(100), .microseconds(50_100), .microseconds(101_100)])
+            #expect(delay.head == .microseconds(100))
+        }
+    }
+}
