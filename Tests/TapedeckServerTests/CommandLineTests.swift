@@ -32,7 +32,7 @@ import Glibc
         let first = try Subprocess.run(executable: binary.path, arguments: ["replay", syntax.path, "--port", "0"])
         #expect(first.status == 2)
         #expect(first.error.contains("syntax.json"))
-        #expect(first.error.contains("line 3"))
+        #expect(first.error.contains("syntax.json:3:"))
         let second = try Subprocess.run(executable: binary.path, arguments: ["replay", content.path, "--port", "0"])
         #expect(second.status == 2)
         #expect(second.error.contains("content.json"))

@@ -80,14 +80,14 @@ import Testing
         let recorded = try Fixtures.example().interactions[3].request
         let oldBoundary = "----TapedeckExampleBoundary7MA4YWxkTrZu0gW"
         let newBoundary = "xyzNewBoundary0123456789"
-        let body = Data(String(decoding: recorded.body.data, as: UTF8.self).replacingOccurrences(of: oldBoundary, with: newBoundary).utf8)
+        let body = recorded.body.data.replacing(Data(oldBoundary.utf8), with: Data(newBoundary.utf8))
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 let response = try await Clients.send(client, .POST, harness.base + "/upload",
                                                       headers: [("Content-Type", "multipart/form-data; boundary=\(newBoundary)")], body: body)
                 #expect(response.status == 200)
                 #expect(String(decoding: response.body, as: UTF8.self).contains("notes.txt"))
-                let altered = Data(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "Two example files", with: "Two other files!!").utf8)
+                let altered = body.replacing(Data("Two example files".utf8), with: Data("Two other files!!".utf8))
                 let miss = try await Clients.send(client, .POST, harness.base + "/upload",
                                                   headers: [("Content-Type", "multipart/form-data; boundary=\(newBoundary)")], body: altered)
                 #expect(miss.status == 599)

@@ -67,16 +67,37 @@ import Testing
     }
 
     @Test func headIsAnsweredWithoutBody() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(#"""
+        {"version": 1, "interactions": [
+          {"request": {"method": "HEAD", "url": "http://h.test/doc"},
+           "response": {"status": 200, "headers": {"Content-Length": ["5000"], "ETag": ["\"v1\""]}}},
+          {"request": {"method": "GET", "url": "http://h.test/doc"},
+           "response": {"status": 200, "body": {"text": "the document"}}}
+        ]}
+        """#, named: "head.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
             let connection = try RawConnection(port: harness.server.port)
-            connection.send("HEAD /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\nGET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            connection.send("HEAD /doc HTTP/1.1\r\nHost: x\r\n\r\nHEAD /missing HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "GET /doc HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let (data, closed) = connection.read()
             let text = String(decoding: data, as: UTF8.self)
             #expect(closed)
-            #expect(data.occurrences(of: "HTTP/1.1 200 OK") == 2)
-            #expect(data.occurrences(of: "Hello Shawn!") == 1)
-            #expect(text.lowercased().contains("content-length: 12"))
-            #expect(text.hasSuffix("Hello Shawn!"))
+            let responses = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(responses.count == 3)
+            let head = try #require(responses.first)
+            #expect(head.hasPrefix("200 OK"))
+            #expect(head.lowercased().contains("content-length: 5000"))
+            #expect(head.hasSuffix("\r\n\r\n"))
+            let miss = Array(responses)[1]
+            #expect(miss.hasPrefix("599"))
+            #expect(miss.hasSuffix("\r\n\r\n"))
+            #expect(text.hasSuffix("\r\n\r\nthe document"))
+        }
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let curl = try Curl.run(["--head", harness.base + "/doc"])
+            #expect(curl.text.contains("ETag: \"v1\""))
         }
     }
 

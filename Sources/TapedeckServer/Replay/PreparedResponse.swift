@@ -16,7 +16,10 @@ public struct PreparedResponse: Sendable {
     public init(_ interaction: Interaction) throws(ContentCodingError) {
         let response = interaction.response
         var headers = HTTPHeaders()
-        for field in response.headers where !HeaderList.isHopByHop(field.name) && !field.name.caseInsensitiveEqual("Content-Length") {
+        // A recorded HEAD or 304 answer keeps its Content-Length: it describes a body never sent.
+        let keepsLength = interaction.request.method == "HEAD" || response.status == 304
+        for field in response.headers where !HeaderList.isHopByHop(field.name)
+            && (keepsLength || !field.name.caseInsensitiveEqual("Content-Length")) {
             headers.add(name: field.name, value: field.value)
         }
         let status = HTTPResponseStatus(statusCode: response.status)
@@ -28,7 +31,7 @@ public struct PreparedResponse: Sendable {
             let wire = try response.contentCoding.map { coding throws(ContentCodingError) in try coding.encode(plain) } ?? plain
             body = ByteBuffer(bytes: wire)
             chunks = nil
-            if Self.mayHaveBody(status.code) { headers.add(name: "Content-Length", value: String(wire.count)) }
+            if Self.mayHaveBody(status.code) && !keepsLength { headers.add(name: "Content-Length", value: String(wire.count)) }
         }
         head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
     }

@@ -173,15 +173,14 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .intercept(let sslContext):
             state = .responding(keepAlive: true)
             let written = writeTunnelEstablished(context: context)
-            let origin = port == 443 ? "https://\(Self.urlHost(host))" : "https://\(Self.urlHost(host)):\(port)"
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let configuration = configuration
             let responder = responder
             written.whenSuccess {
                 let (handler, context) = bound.value
                 do {
-                    try ServerPipeline.switchToTLS(context: context, handler: handler, sslContext: sslContext,
-                                                   responder: responder, configuration: configuration, origin: origin)
+                    try ServerPipeline.switchToTunnel(context: context, handler: handler, sslContext: sslContext,
+                                                      host: host, port: port, responder: responder, configuration: configuration)
                 } catch {
                     context.close(promise: nil)
                 }

@@ -27,32 +27,40 @@ enum ServerPipeline {
         try operations.addHandler(ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin))
     }
 
-    /// Replaces the plain HTTP handlers by TLS plus fresh HTTP handlers, after a `CONNECT` was answered.
-    static func switchToTLS(context: ChannelHandlerContext, handler: ExchangeHandler, sslContext: NIOSSLContext,
-                            responder: any Responder, configuration: ServerConfiguration, origin: String) throws {
+    /// Replaces the plain HTTP handlers after a `CONNECT` was answered: a sniffer then looks at
+    /// the first bytes and serves HTTP inside the tunnel, behind TLS when the client starts TLS.
+    static func switchToTunnel(context: ChannelHandlerContext, handler: ExchangeHandler, sslContext: NIOSSLContext,
+                               host: String, port: Int, responder: any Responder, configuration: ServerConfiguration) throws {
         let operations = context.pipeline.syncOperations
         let idle = try operations.context(name: idleHandlerName)
-        let encoder = try operations.handler(type: HTTPResponseEncoder.self)
-        let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-        let pipelining = try operations.handler(type: HTTPServerPipelineHandler.self)
-        let errors = try operations.handler(type: ProtocolErrorHandler.self)
-        try operations.addHandler(NIOSSLServerHandler(context: sslContext), position: .after(idle.handler))
+        let old = try plainHTTPHandlers(operations) + [handler]
+        try operations.addHandler(TunnelSniffer(sslContext: sslContext, host: host, port: port, responder: responder,
+                                                configuration: configuration), position: .after(idle.handler))
+        for handler in old { operations.removeHandler(handler, promise: nil) }
+    }
+
+    /// Adds what serves the inside of a tunnel: TLS if asked for, then HTTP.
+    static func addTunnelHandlers(_ operations: ChannelPipeline.SynchronousOperations, after sniffer: any ChannelHandler,
+                                  tls: NIOSSLContext?, origin: String, responder: any Responder,
+                                  configuration: ServerConfiguration) throws {
+        if let tls { try operations.addHandler(NIOSSLServerHandler(context: tls), position: .after(sniffer)) }
         try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
-        for old in [encoder, decoder, pipelining, errors, handler] as [any RemovableChannelHandler] {
-            operations.removeHandler(old, promise: nil)
-        }
+    }
+
+    private static func plainHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws -> [any RemovableChannelHandler] {
+        [try operations.handler(type: HTTPResponseEncoder.self),
+         try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
+         try operations.handler(type: HTTPServerPipelineHandler.self),
+         try operations.handler(type: ProtocolErrorHandler.self)]
     }
 
     /// Replaces the HTTP handlers by a byte relay to an upstream connection (passthrough tunnel).
     static func switchToRelay(context: ChannelHandlerContext, handler: ExchangeHandler, upstream: any Channel) throws {
         let operations = context.pipeline.syncOperations
-        let encoder = try operations.handler(type: HTTPResponseEncoder.self)
-        let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-        let pipelining = try operations.handler(type: HTTPServerPipelineHandler.self)
-        let errors = try operations.handler(type: ProtocolErrorHandler.self)
+        let old = try plainHTTPHandlers(operations) + [handler]
         let (local, remote) = GlueHandler.matchedPair()
         try operations.addHandler(local)
-        for old in [encoder, decoder, pipelining, errors, handler] as [any RemovableChannelHandler] {
+        for old in old {
             operations.removeHandler(old, promise: nil)
         }
         upstream.pipeline.addHandler(remote).whenFailure { _ in

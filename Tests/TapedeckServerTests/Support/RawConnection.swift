@@ -67,3 +67,18 @@ extension Data {
         return count
     }
 }
+
+extension Data {
+    /// These bytes with every occurrence of `old` replaced by `new`.
+    func replacing(_ old: Data, with new: Data) -> Data {
+        var result = Data()
+        var start = startIndex
+        while let range = self.range(of: old, in: start..<endIndex) {
+            result.append(self[start..<range.lowerBound])
+            result.append(new)
+            start = range.upperBound
+        }
+        result.append(self[start..<endIndex])
+        return result
+    }
+}
