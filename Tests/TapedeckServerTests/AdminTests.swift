@@ -10,7 +10,7 @@ import Testing
 @Suite struct AdminTests {
     @Test func healthNamesTheModeAndCassettes() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let result = try Curl.run([harness.base + "/__tapedeck/health"])
+            let result = try await Curl.run([harness.base + "/__tapedeck/health"])
             let health = try JSONDecoder().decode(AdminEndpoints.Health.self, from: result.output)
             #expect(health.status == "ok")
             #expect(health.mode == "replay")
@@ -21,10 +21,10 @@ import Testing
 
     @Test func journalIsBoundedAndCountsDropped() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.journalCapacity = 2 }) { (harness: ReplayHarness) async throws in
-            _ = try Curl.run([harness.base + "/plaintext?name=Shawn"])
-            _ = try Curl.run([harness.base + "/nope"])
-            _ = try Curl.run([harness.base + "/image.png"])
-            let result = try Curl.run([harness.base + "/__tapedeck/journal"])
+            _ = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
+            _ = try await Curl.run([harness.base + "/nope"])
+            _ = try await Curl.run([harness.base + "/image.png"])
+            let result = try await Curl.run([harness.base + "/__tapedeck/journal"])
             let journal = try JSONDecoder().decode(JournalDocument.self, from: result.output)
             #expect(journal.dropped == 1)
             #expect(journal.entries.map(\.url) == ["/nope", "/image.png"])
@@ -35,8 +35,8 @@ import Testing
 
     @Test func unmatchedListsNearestCandidates() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            _ = try Curl.run([harness.base + "/plaintext?name=Bob"])
-            let result = try Curl.run([harness.base + "/__tapedeck/unmatched"])
+            _ = try await Curl.run([harness.base + "/plaintext?name=Bob"])
+            let result = try await Curl.run([harness.base + "/__tapedeck/unmatched"])
             let document = try JSONDecoder().decode(UnmatchedLog.Document.self, from: result.output)
             #expect(document.unmatched.count == 1)
             #expect(document.unmatched.first?.nearest.first?.url == "http://api.example.test/plaintext?name=Shawn")
@@ -48,15 +48,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Fixtures.counterCassette, named: "counter.json", in: directory)
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
-            #expect(try Curl.run([harness.base + "/counter"]).text == "one")
-            #expect(try Curl.run([harness.base + "/counter"]).text == "two")
-            let reset = try Curl.run(["-X", "POST", harness.base + "/__tapedeck/reset"])
+            #expect(try await Curl.run([harness.base + "/counter"]).text == "one")
+            #expect(try await Curl.run([harness.base + "/counter"]).text == "two")
+            let reset = try await Curl.run(["-X", "POST", harness.base + "/__tapedeck/reset"])
             #expect(reset.text.contains("true"))
             #expect(harness.responder.journal.document().entries.isEmpty)
-            #expect(try Curl.run([harness.base + "/counter"]).text == "one")
-            let wrongMethod = try Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/__tapedeck/reset"])
+            #expect(try await Curl.run([harness.base + "/counter"]).text == "one")
+            let wrongMethod = try await Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/__tapedeck/reset"])
             #expect(wrongMethod.text == "405")
-            let unknown = try Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/__tapedeck/other"])
+            let unknown = try await Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/__tapedeck/other"])
             #expect(unknown.text == "404")
         }
     }

@@ -8,8 +8,8 @@ import Testing
 
 /// Every kind of bad input gets a clear answer and the server keeps serving.
 @Suite struct BadInputTests {
-    private func stillServes(_ harness: ReplayHarness) throws {
-        let result = try Curl.run([harness.base + "/plaintext?name=Shawn"])
+    private func stillServes(_ harness: ReplayHarness) async throws {
+        let result = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
         #expect(result.text == "Hello Shawn!")
     }
 
@@ -17,10 +17,10 @@ import Testing
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let connection = try RawConnection(port: harness.server.port)
             connection.send("THIS IS NOT HTTP\r\n\r\n")
-            let (data, closed) = connection.read()
+            let (data, closed) = await connection.read()
             #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
             #expect(closed)
-            try stillServes(harness)
+            try await stillServes(harness)
         }
     }
 
@@ -28,9 +28,9 @@ import Testing
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let connection = try RawConnection(port: harness.server.port)
             connection.send("GET / HTTP/1.1\r\nHost x-no-colon\r\n\r\n")
-            let (data, _) = connection.read()
+            let (data, _) = await connection.read()
             #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
-            try stillServes(harness)
+            try await stillServes(harness)
         }
     }
 
@@ -38,9 +38,9 @@ import Testing
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let connection = try RawConnection(port: harness.server.port)
             connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
-            let (data, _) = connection.read()
+            let (data, _) = await connection.read()
             #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"))
-            try stillServes(harness)
+            try await stillServes(harness)
         }
     }
 
@@ -48,14 +48,14 @@ import Testing
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
             let declared = try RawConnection(port: harness.server.port)
             declared.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
-            let (first, _) = declared.read()
+            let (first, _) = await declared.read()
             #expect(String(decoding: first, as: UTF8.self).hasPrefix("HTTP/1.1 413 Payload Too Large"))
             let chunked = try RawConnection(port: harness.server.port)
             let piece = String(repeating: "b", count: 600)
             chunked.send("POST /postName HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n\(piece)\r\n258\r\n\(piece)\r\n0\r\n\r\n")
-            let (second, _) = chunked.read()
+            let (second, _) = await chunked.read()
             #expect(String(decoding: second, as: UTF8.self).hasPrefix("HTTP/1.1 413 Payload Too Large"))
-            let small = try Curl.run(["--data", "name=Shawn&sex=1", harness.base + "/postName"])
+            let small = try await Curl.run(["--data", "name=Shawn&sex=1", harness.base + "/postName"])
             #expect(small.text.contains("Hi Shawn"))
         }
     }
@@ -64,14 +64,14 @@ import Testing
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
             let connection = try RawConnection(port: harness.server.port, timeout: 10)
             let start = ContinuousClock.now
-            let (data, closed) = connection.read()
+            let (data, closed) = await connection.read()
             #expect(closed)
             #expect(data.isEmpty)
             #expect(ContinuousClock.now - start < .seconds(9))
             let partial = try RawConnection(port: harness.server.port, timeout: 10)
             partial.send("GET /plaintext HTTP/1.1\r\nHo")
-            #expect(partial.read().closed)
-            try stillServes(harness)
+            #expect(await partial.read().closed)
+            try await stillServes(harness)
         }
     }
 
@@ -80,7 +80,7 @@ import Testing
         settings.latency = "fixed:700"
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings,
                                     configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
-            let result = try Curl.run([harness.base + "/plaintext?name=Shawn"])
+            let result = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
             #expect(result.text == "Hello Shawn!")
         }
     }
@@ -108,7 +108,7 @@ import Testing
 
     @Test func cassetteHeaderWithoutFolderGets400() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let result = try Curl.run(["-H", "Tapedeck-Cassette: counter", "--write-out", "\n%{http_code}", harness.base + "/counter"])
+            let result = try await Curl.run(["-H", "Tapedeck-Cassette: counter", "--write-out", "\n%{http_code}", harness.base + "/counter"])
             #expect(result.text.hasSuffix("\n400"))
             #expect(result.text.contains("--cassette-dir"))
         }
@@ -137,7 +137,7 @@ import Testing
 
     @Test func unmatchedStatusIsConfigurable() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.unmatchedStatus = 418 }) { (harness: ReplayHarness) async throws in
-            let result = try Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/nothing"])
+            let result = try await Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/nothing"])
             #expect(result.text == "418")
         }
     }
@@ -146,7 +146,7 @@ import Testing
         var settings = ReplaySettings()
         settings.matchedHeaders = ["Tapedeck-Session"]
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings) { (harness: ReplayHarness) async throws in
-            let result = try Curl.run(["-H", "Tapedeck-Session: s1", harness.base + "/plaintext?name=Shawn"])
+            let result = try await Curl.run(["-H", "Tapedeck-Session: s1", harness.base + "/plaintext?name=Shawn"])
             #expect(result.text == "Hello Shawn!")
         }
     }

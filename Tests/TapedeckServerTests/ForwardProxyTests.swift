@@ -19,18 +19,18 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
             let caFile = directory.appending(path: "ca.pem")
-            let fetched = try Curl.run(["--output", caFile.path, harness.base + "/__tapedeck/ca.pem"])
+            let fetched = try await Curl.run(["--output", caFile.path, harness.base + "/__tapedeck/ca.pem"])
             #expect(fetched.status == 0)
-            let result = try Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "https://secure.example.test/hello?lang=en"])
+            let result = try await Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "https://secure.example.test/hello?lang=en"])
             #expect(result.status == 0, "\(result.error)")
             #expect(result.text == "hello over tls")
-            let posted = try Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "-H", "Content-Type: application/json",
+            let posted = try await Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "-H", "Content-Type: application/json",
                                        "--data", #"{"nonce": 1, "name": "x"}"#, "https://secure.example.test:8443/items"])
             #expect(posted.text == #"{"created":true}"#)
-            let wrongPort = try Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "--write-out", "%{http_code}",
+            let wrongPort = try await Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "--write-out", "%{http_code}",
                                           "--output", "/dev/null", "https://secure.example.test:9443/hello?lang=en"])
             #expect(wrongPort.text == "599")
-            let untrusted = try Curl.run(["--proxy", harness.base, "https://secure.example.test/hello?lang=en"])
+            let untrusted = try await Curl.run(["--proxy", harness.base, "https://secure.example.test/hello?lang=en"])
             #expect(untrusted.status != 0)
         }
     }
@@ -42,7 +42,7 @@ import Testing
             let pem = try harness.responder.authority.certificatePEM()
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
             configuration.proxy = .server(host: "127.0.0.1", port: harness.server.port)
             try await Clients.withHTTPClient(configuration) { (client: HTTPClient) async throws in
                 let secure = try await Clients.send(client, .GET, "https://secure.example.test/hello?lang=en")
@@ -84,9 +84,9 @@ import Testing
             let caFile = directory.appending(path: "ca.pem")
             try Data(pem.utf8).write(to: caFile)
             // Strict verification, as Python 3.13 and newer OpenSSL use it.
-            let result = try Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "--tlsv1.2", "https://secure.example.test/hello?lang=en"])
+            let result = try await Curl.run(["--proxy", harness.base, "--cacert", caFile.path, "--tlsv1.2", "https://secure.example.test/hello?lang=en"])
             #expect(result.text == "hello over tls")
-            let served = try Curl.run([harness.base + "/__tapedeck/ca.pem"])
+            let served = try await Curl.run([harness.base + "/__tapedeck/ca.pem"])
             #expect(served.text == pem)
         }
     }

@@ -150,12 +150,12 @@ import Testing
 
     @Test func originFormMatchesAnyRecordedHostButProxyRequestsMatchTheHost() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let proxied = try Curl.run(["--proxy", harness.base, "http://api.example.test/plaintext?name=Shawn"])
+            let proxied = try await Curl.run(["--proxy", harness.base, "http://api.example.test/plaintext?name=Shawn"])
             #expect(proxied.text == "Hello Shawn!")
-            let otherHost = try Curl.run(["--proxy", harness.base, "--write-out", "\n%{http_code}", "http://other.example.test/plaintext?name=Shawn"])
+            let otherHost = try await Curl.run(["--proxy", harness.base, "--write-out", "\n%{http_code}", "http://other.example.test/plaintext?name=Shawn"])
             #expect(otherHost.text.hasSuffix("\n599"))
             #expect(otherHost.text.contains("\"host\""))
-            let otherPort = try Curl.run(["--proxy", harness.base, "--write-out", "\n%{http_code}", "http://api.example.test:81/plaintext?name=Shawn"])
+            let otherPort = try await Curl.run(["--proxy", harness.base, "--write-out", "\n%{http_code}", "http://api.example.test:81/plaintext?name=Shawn"])
             #expect(otherPort.text.hasSuffix("\n599"))
         }
     }

@@ -87,7 +87,7 @@ import Testing
         settings.latency = "fixed:150"
         try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
             let start = ContinuousClock.now
-            let result = try Curl.run([harness.base + "/counter"])
+            let result = try await Curl.run([harness.base + "/counter"])
             #expect(result.text == "one")
             #expect(ContinuousClock.now - start >= .milliseconds(150))
             #expect(harness.scheduledDelays() == [ResponseDelay(head: .milliseconds(150), total: .milliseconds(150), chunks: [])])
@@ -100,8 +100,8 @@ import Testing
         var settings = ReplaySettings()
         settings.latency = "scale:0.5"
         try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
-            _ = try Curl.run([harness.base + "/counter"])
-            _ = try Curl.run([harness.base + "/counter"])
+            _ = try await Curl.run([harness.base + "/counter"])
+            _ = try await Curl.run([harness.base + "/counter"])
             #expect(harness.scheduledDelays().map(\.head) == [.milliseconds(10), .milliseconds(20)])
             #expect(harness.scheduledDelays().map(\.total) == [.milliseconds(15), .milliseconds(30)])
         }

@@ -34,7 +34,7 @@ import Testing
 
     @Test func curlReceivesTheRecordedAnswer() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let result = try Curl.run(["-X", "POST", "--data", "name=Shawn&sex=1", harness.base + "/postName"])
+            let result = try await Curl.run(["-X", "POST", "--data", "name=Shawn&sex=1", harness.base + "/postName"])
             #expect(result.status == 0, "\(result.error)")
             #expect(result.text == #"{"name":"Shawn","sex":"1","greeting":"Hi Shawn"}"#)
         }
@@ -46,7 +46,7 @@ import Testing
             let (data, _) = try await Clients.urlSession().data(from: URL(string: harness.base + "/image.png")!)
             #expect(data == expected)
             #expect(data.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
-            let curl = try Curl.run([harness.base + "/image.png"])
+            let curl = try await Curl.run([harness.base + "/image.png"])
             #expect(curl.output == expected)
         }
     }
@@ -61,7 +61,7 @@ import Testing
                 #expect(response.body.prefix(2) == Data([0x1F, 0x8B]))
                 #expect(try ContentCoding.gzip.decode(response.body) == stored)
             }
-            let curl = try Curl.run(["--compressed", harness.base + "/gzip-json"])
+            let curl = try await Curl.run(["--compressed", harness.base + "/gzip-json"])
             #expect(curl.output == stored)
         }
     }
@@ -81,7 +81,7 @@ import Testing
             let connection = try RawConnection(port: harness.server.port)
             connection.send("HEAD /doc HTTP/1.1\r\nHost: x\r\n\r\nHEAD /missing HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /doc HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let (data, closed) = connection.read()
+            let (data, closed) = await connection.read()
             let text = String(decoding: data, as: UTF8.self)
             #expect(closed)
             let responses = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
@@ -96,7 +96,7 @@ import Testing
             #expect(text.hasSuffix("\r\n\r\nthe document"))
         }
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
-            let curl = try Curl.run(["--head", harness.base + "/doc"])
+            let curl = try await Curl.run(["--head", harness.base + "/doc"])
             #expect(curl.text.contains("ETag: \"v1\""))
         }
     }
@@ -108,7 +108,7 @@ import Testing
                 + "GET /users?team=empty HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             connection.send(requests)
-            let (data, closed) = connection.read()
+            let (data, closed) = await connection.read()
             let text = String(decoding: data, as: UTF8.self)
             #expect(closed)
             let first = try #require(text.range(of: "Hello Shawn!"))
@@ -124,7 +124,7 @@ import Testing
             let connection = try RawConnection(port: harness.server.port)
             for _ in 0..<5 {
                 connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\n")
-                let (data, closed) = connection.read { $0.occurrences(of: "Hello Shawn!") == 1 }
+                let (data, closed) = await connection.read { $0.occurrences(of: "Hello Shawn!") == 1 }
                 #expect(!closed)
                 #expect(data.occurrences(of: "Hello Shawn!") == 1)
             }
@@ -135,7 +135,7 @@ import Testing
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: {
             var settings = ReplaySettings(); settings.latency = "recorded"; return settings
         }()) { (harness: ReplayHarness) async throws in
-            let curl = try Curl.run(["-N", harness.base + "/events"])
+            let curl = try await Curl.run(["-N", harness.base + "/events"])
             #expect(curl.text == "data: one\n\ndata: two\n\ndata: three\n\n")
             let delay = try #require(harness.scheduledDelays().last)
             #expect(delay.chunks == [.microseconds(100), .microseconds(50_100), .microseconds(101_100)])

@@ -22,6 +22,7 @@ public final class RecordResponder: Responder {
     private let admin: AdminEndpoints
     private let unmatchedStatus: HTTPResponseStatus
     private let onSaveError: @Sendable (String) -> Void
+    private let inFlight = InFlightExchanges()
 
     /// Opens the cassette and the upstream client; bad settings or a broken cassette throw.
     public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
@@ -49,6 +50,7 @@ public final class RecordResponder: Responder {
 
     /// Saves everything recorded and closes the upstream client.
     public func shutdown() async throws {
+        await inFlight.waitForAll()
         try recorder.flush()
         try await client.shutdown()
     }
@@ -111,7 +113,7 @@ public final class RecordResponder: Responder {
 
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
         let exchange = UpstreamExchange(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink)
-        Task {
+        inFlight.start { [self] in
             guard let interaction = await exchange.run(), record else { return }
             do {
                 try recorder.record(interaction)

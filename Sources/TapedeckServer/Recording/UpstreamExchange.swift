@@ -62,7 +62,8 @@ struct UpstreamExchange: Sendable {
             return nil
         }
         let end = clock.now
-        do { try await sink.end().get() } catch { return nil }
+        // Every body byte reached the client; a client that closes at once (Content-Length read) is complete.
+        _ = try? await sink.end().get()
         var bodyData = Data(body.readableBytesView)
         if let coding = ContentCoding(header: response.headers.first(name: "Content-Encoding")),
            let decoded = try? coding.decode(bodyData) {

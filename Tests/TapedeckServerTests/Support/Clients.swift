@@ -9,7 +9,7 @@ import NIOHTTP1
 /// Real HTTP clients for the tests.
 enum Clients {
     /// Runs `body` with an AsyncHTTPClient that is always shut down.
-    static func withHTTPClient<T>(_ configuration: HTTPClient.Configuration = HTTPClient.Configuration(),
+    static func withHTTPClient<T>(_ configuration: HTTPClient.Configuration = HTTPClient.Configuration(redirectConfiguration: .disallow),
                                   _ body: (HTTPClient) async throws -> T) async throws -> T {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {

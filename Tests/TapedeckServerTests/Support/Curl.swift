@@ -15,16 +15,30 @@ enum Curl {
     }
 
     /// Runs `curl --silent --show-error --max-time 20 ARGUMENTS`.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        try Subprocess.run(executable: "/usr/bin/env", arguments: ["curl", "--silent", "--show-error", "--max-time", "20"] + arguments,
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await Subprocess.run(executable: "/usr/bin/env", arguments: ["curl", "--silent", "--show-error", "--max-time", "20"] + arguments,
                            environment: environment)
     }
 }
 
 /// Runs a program and waits for it, capturing both outputs.
 enum Subprocess {
-    /// Runs a program to completion.
-    static func run(executable: String, arguments: [String], environment: [String: String] = [:]) throws -> Curl.Result {
+    /// Runs a program to completion on its own thread, leaving Swift's cooperative threads free
+    /// for the servers under test.
+    static func run(executable: String, arguments: [String], environment: [String: String] = [:]) async throws -> Curl.Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    continuation.resume(returning: try runBlocking(executable: executable, arguments: arguments, environment: environment))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Runs a program to completion, blocking the calling thread.
+    static func runBlocking(executable: String, arguments: [String], environment: [String: String]) throws -> Curl.Result {
         let process = Process()
         process.executableURL = URL(filePath: executable)
         process.arguments = arguments

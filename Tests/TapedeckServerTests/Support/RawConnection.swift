@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A plain TCP connection to 127.0.0.1 for sending bytes no HTTP client would send.
-final class RawConnection {
+final class RawConnection: @unchecked Sendable {
     private let socket: Int32
 
     /// Connects to a port on 127.0.0.1, with reads bounded by `timeout` seconds.
@@ -40,8 +40,14 @@ final class RawConnection {
         }
     }
 
-    /// Reads until the peer closes, the timeout passes, or `until` is satisfied by what arrived.
-    func read(until done: (Data) -> Bool = { _ in false }) -> (data: Data, closed: Bool) {
+    /// Reads on its own thread until the peer closes, the timeout passes, or `until` is satisfied.
+    func read(until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> (data: Data, closed: Bool) {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.readBlocking(until: done)) }
+        }
+    }
+
+    private func readBlocking(until done: (Data) -> Bool) -> (data: Data, closed: Bool) {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
