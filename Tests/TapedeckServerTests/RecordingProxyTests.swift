@@ -329,3 +329,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: cassette.path))
     }
 }
+
+/// WebSocket upgrades through the recording proxy.
+@Suite struct WebSocketTunnelTests {
+    @Test func webSocketUpgradeIsTunnelledAndNotRecorded() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await EchoUpgradeUpstream.start()
+        let cassette = directory.appending(path: "ws.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: "http://127.0.0.1:\(upstream.port)")) { (harness: RecordHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            connection.send("GET /socket HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            let (head, _) = await connection.read { $0.occurrences(of: "\r\n\r\n") == 1 }
+            let text = String(decoding: head, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 101 Switching Protocols"))
+            #expect(text.contains("X-Saw-Host: true"))
+            connection.send(Data([0x81, 0x05, 0x68, 0x65, 0x6C, 0x6C, 0x6F]))
+            let (echo, _) = await connection.read { $0.count >= 7 }
+            #expect(echo == Data([0x81, 0x05, 0x68, 0x65, 0x6C, 0x6C, 0x6F]))
+            #expect(try await Curl.run([harness.base + "/__tapedeck/health"]).text.contains("new-episodes"))
+        }
+        try await upstream.stop()
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+    }
+}

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import TapedeckCore
 
 /// The recording proxy: serves what the cassette already matches (by mode), forwards the
@@ -23,6 +24,7 @@ public final class RecordResponder: Responder {
     private let unmatchedStatus: HTTPResponseStatus
     private let onSaveError: @Sendable (String) -> Void
     private let inFlight = InFlightExchanges()
+    private let upstreamTLS: NIOSSLContext?
 
     /// Opens the cassette and the upstream client; bad settings or a broken cassette throw.
     public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
@@ -30,6 +32,7 @@ public final class RecordResponder: Responder {
         self.settings = settings
         base = try settings.targetBase()
         client = try UpstreamClient.make(trust: settings.trust, timeout: settings.upstreamTimeout, group: group)
+        upstreamTLS = try? NIOSSLContext(configuration: settings.trust.tlsConfiguration())
         do {
             recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                     playback: settings.playback, onSaveError: { error in onError("cannot save: \(error)") })
@@ -85,6 +88,10 @@ public final class RecordResponder: Responder {
             cassetteRequest.headers.set(name: "Host", value: target.port == defaultPort ? shownHost : "\(shownHost):\(target.port ?? defaultPort)")
         }
         let session = ControlHeaders(request.head.headers).session
+        if request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+            tunnelUpgrade(request, as: cassetteRequest, sink: sink)
+            return
+        }
         if settings.passthroughHosts.contains(host) {
             forward(request, as: cassetteRequest, sink: sink, record: false)
             return
@@ -109,6 +116,21 @@ public final class RecordResponder: Responder {
         case .forward:
             forward(request, as: cassetteRequest, sink: sink, record: true)
         }
+    }
+
+    /// WebSocket upgrades are tunnelled to the upstream untouched and not recorded.
+    private func tunnelUpgrade(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink) {
+        let target = cassetteRequest.target
+        guard let host = target.host, let port = target.port else { return }
+        var head = "\(request.head.method.rawValue) \(target.path)\(target.query.map { "?" + $0 } ?? "") HTTP/1.1\r\n"
+        for (name, value) in request.head.headers where !ControlHeaders.isControl(name) {
+            head += "\(name): \(name.lowercased() == "host" ? (cassetteRequest.headers["Host"] ?? value) : value)\r\n"
+        }
+        head += "\r\n"
+        var bytes = ByteBuffer(string: head)
+        var body = request.body
+        bytes.writeBuffer(&body)
+        sink.tunnel(host: host, port: port, tls: target.scheme == "https" ? upstreamTLS : nil, initialBytes: bytes)
     }
 
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {

@@ -188,6 +188,39 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Connects to an upstream, sends the bytes given, and relays the connection to it (WebSocket upgrades).
+    func openUpstreamTunnel(context: ChannelHandlerContext, host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ClientBootstrap(group: context.eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        let serverName = IPAddressBytes(host) == nil ? host : nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    }
+                }
+            }
+            .connect(host: host, port: port)
+            .whenComplete { result in
+                let (handler, context) = bound.value
+                switch result {
+                case .failure(let error):
+                    handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
+                                   code: "upstream-unreachable")
+                case .success(let upstream):
+                    upstream.writeAndFlush(initialBytes, promise: nil)
+                    do {
+                        try ServerPipeline.switchToRelay(context: context, handler: handler, upstream: upstream)
+                    } catch {
+                        upstream.close(promise: nil)
+                        context.close(promise: nil)
+                    }
+                }
+            }
+    }
+
     /// Answers a CONNECT with 200; completes when the answer is on the wire.
     private func writeTunnelEstablished(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
         let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders([("Content-Length", "0")]))

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import TapedeckCore
 
 /// Where a responder writes its answer: safe to call from any thread, it hops to the
@@ -107,6 +108,14 @@ public struct ResponseSink: Sendable {
         let promise = eventLoop.makePromise(of: Void.self)
         onLoop { handler, context in handler.writeEnd(context: context, promise: promise) }
         return promise.futureResult
+    }
+
+    /// Turns the connection into a byte tunnel to an upstream (a WebSocket upgrade): connects,
+    /// sends `initialBytes` (the request as received), then relays both ways untouched.
+    public func tunnel(host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+        onLoop { handler, context in
+            handler.openUpstreamTunnel(context: context, host: host, port: port, tls: tls, initialBytes: initialBytes)
+        }
     }
 
     /// Gives up on the response and closes the connection (an upstream failed mid-stream).

@@ -63,8 +63,7 @@ enum ServerPipeline {
         for old in old {
             operations.removeHandler(old, promise: nil)
         }
-        upstream.pipeline.addHandler(remote).whenFailure { _ in
-            upstream.close(promise: nil)
-        }
+        // The upstream connection was made on this same event loop.
+        try upstream.pipeline.syncOperations.addHandler(remote)
     }
 }
