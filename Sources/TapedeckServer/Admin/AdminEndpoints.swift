@@ -1,0 +1,88 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+/// The admin API under `/__tapedeck/`: health, journal, unmatched, reset and the CA certificate.
+public struct AdminEndpoints: Sendable {
+    /// The path prefix of every admin endpoint.
+    public static let prefix = "/__tapedeck/"
+
+    /// The answer of `GET /__tapedeck/health`.
+    public struct Health: Sendable, Codable {
+        /// Always `ok` when the server answers.
+        public var status: String
+        /// `replay` or the recording mode.
+        public var mode: String
+        /// The cassettes loaded.
+        public var cassettes: [String]
+        /// How many interactions they hold.
+        public var interactions: Int
+    }
+
+    /// `replay` or the recording mode.
+    public var mode: String
+    /// The cassettes and interaction count, read when asked.
+    public var cassettes: @Sendable () -> (names: [String], interactions: Int)
+    /// The request journal.
+    public var journal: Journal
+    /// The unmatched requests.
+    public var unmatched: UnmatchedLog
+    /// Puts playback positions back to the start.
+    public var resetPlayback: @Sendable () -> Void
+    /// The local CA, for `ca.pem`.
+    public var authority: CertificateAuthority
+
+    /// Answers an admin request.
+    public func respond(to request: IncomingRequest, sink: ResponseSink) {
+        let path = request.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.head.uri
+        let endpoint = path.dropFirst(Self.prefix.count)
+        let method = request.head.method
+        switch (endpoint, method) {
+        case ("health", .GET), ("health", .HEAD):
+            let (names, count) = cassettes()
+            sendJSON(Health(status: "ok", mode: mode, cassettes: names, interactions: count), sink: sink)
+        case ("journal", .GET), ("journal", .HEAD):
+            sendJSON(journal.document(), sink: sink)
+        case ("unmatched", .GET), ("unmatched", .HEAD):
+            sendJSON(unmatched.document(), sink: sink)
+        case ("reset", .POST):
+            resetPlayback()
+            journal.reset()
+            unmatched.reset()
+            sendJSON(["reset": true], sink: sink)
+        case ("ca.pem", .GET), ("ca.pem", .HEAD):
+            do {
+                let pem = try authority.certificatePEM()
+                sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/x-pem-file")]),
+                          body: ByteBuffer(string: pem))
+            } catch {
+                sink.send(status: .internalServerError, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                          body: ByteBuffer(string: "\(error)\n"))
+            }
+        case ("health", _), ("journal", _), ("unmatched", _), ("reset", _), ("ca.pem", _):
+            sink.send(status: .methodNotAllowed, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                      body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
+        default:
+            sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                      body: ByteBuffer(string: "no admin endpoint \(path); try health, journal, unmatched, reset or ca.pem\n"))
+        }
+    }
+
+    private func sendJSON(_ value: some Encodable, sink: ResponseSink) {
+        sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                  body: ByteBuffer(bytes: JSONBodies.encode(value)))
+    }
+}
+
+/// JSON bodies the server writes: pretty, sorted keys, a final newline.
+enum JSONBodies {
+    /// Encodes a value; encoding the server's own types cannot fail.
+    static func encode(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        data.append(0x0A)
+        return data
+    }
+}

@@ -1,0 +1,49 @@
+import NIOCore
+import NIOSSL
+
+/// Looks at the first bytes inside a `CONNECT` tunnel: a TLS ClientHello gets TLS interception
+/// with a leaf certificate for the host, anything else is served as plain HTTP (some clients,
+/// such as AsyncHTTPClient, tunnel plain http through CONNECT too).
+final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let sslContext: NIOSSLContext
+    private let host: String
+    private let port: Int
+    private let responder: any Responder
+    private let configuration: ServerConfiguration
+    private var decided = false
+
+    init(sslContext: NIOSSLContext, host: String, port: Int, responder: any Responder, configuration: ServerConfiguration) {
+        self.sslContext = sslContext
+        self.host = host
+        self.port = port
+        self.responder = responder
+        self.configuration = configuration
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !decided else {
+            context.fireChannelRead(data)
+            return
+        }
+        let bytes = unwrapInboundIn(data)
+        guard let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self) else { return }
+        decided = true
+        let isTLS = first == 0x16
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let scheme = isTLS ? "https" : "http"
+        let defaultPort = isTLS ? 443 : 80
+        let origin = port == defaultPort ? "\(scheme)://\(shownHost)" : "\(scheme)://\(shownHost):\(port)"
+        do {
+            try ServerPipeline.addTunnelHandlers(context.pipeline.syncOperations, after: self, tls: isTLS ? sslContext : nil,
+                                                 origin: origin, responder: responder, configuration: configuration)
+        } catch {
+            context.close(promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(self, promise: nil)
+    }
+}

@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import TapedeckCore
+
+/// The recording proxy: serves what the cassette already matches (by mode), forwards the
+/// rest upstream with AsyncHTTPClient, streams the answer back as it arrives, and records
+/// the finished exchange through the core's recorder (redacted, durably saved).
+public final class RecordResponder: Responder {
+    /// The core recorder holding the cassette.
+    public let recorder: Recorder
+    /// The request journal.
+    public let journal: Journal
+    /// Unmatched requests (mode once with an existing cassette).
+    public let unmatched: UnmatchedLog
+    /// The local CA for intercepted HTTPS.
+    public let authority: CertificateAuthority
+    private let settings: RecordSettings
+    private let base: (origin: String, prefix: String)?
+    private let client: HTTPClient
+    private let admin: AdminEndpoints
+    private let unmatchedStatus: HTTPResponseStatus
+    private let onSaveError: @Sendable (String) -> Void
+    private let inFlight = InFlightExchanges()
+    private let upstreamTLS: NIOSSLContext?
+
+    /// Opens the cassette and the upstream client; bad settings or a broken cassette throw.
+    public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
+                group: any EventLoopGroup, onError: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.settings = settings
+        base = try settings.targetBase()
+        client = try UpstreamClient.make(trust: settings.trust, timeout: settings.upstreamTimeout, group: group)
+        upstreamTLS = try? NIOSSLContext(configuration: settings.trust.tlsConfiguration())
+        do {
+            recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
+                                    playback: settings.playback, onSaveError: { error in onError("cannot save: \(error)") })
+        } catch {
+            try? client.syncShutdown()
+            throw error
+        }
+        onSaveError = onError
+        journal = Journal(capacity: configuration.journalCapacity)
+        unmatched = UnmatchedLog()
+        self.authority = authority
+        unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
+        admin = AdminEndpoints(
+            mode: settings.mode.rawValue,
+            cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactions.count) },
+            journal: journal, unmatched: unmatched, resetPlayback: {}, authority: authority)
+    }
+
+    /// Saves everything recorded and closes the upstream client.
+    public func shutdown() async throws {
+        await inFlight.waitForAll()
+        try recorder.flush()
+        try await client.shutdown()
+    }
+
+    public func connectPlan(host: String, port: Int) -> ConnectPlan {
+        if settings.passthroughHosts.contains(host.lowercased()) { return .relay }
+        do {
+            return .intercept(try authority.serverContext(for: host))
+        } catch {
+            return .refuse(status: 502, reason: "cannot intercept TLS for \(host): \(error)")
+        }
+    }
+
+    public func respond(to request: IncomingRequest, sink: ResponseSink) {
+        if request.isAdmin {
+            admin.respond(to: request, sink: sink)
+            return
+        }
+        var cassetteRequest = request.cassetteRequest()
+        if let base, request.head.uri.hasPrefix("/"), request.tunnelOrigin == nil {
+            cassetteRequest.url = base.origin + base.prefix + request.head.uri
+        }
+        let target = cassetteRequest.target
+        guard let host = target.host else {
+            sink.send(status: .badRequest, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "bad-request")]),
+                      body: ByteBuffer(string: "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL\n"))
+            return
+        }
+        if cassetteRequest.headers.contains("Host") {
+            let defaultPort = target.scheme == "https" ? 443 : 80
+            let shownHost = host.contains(":") ? "[\(host)]" : host
+            cassetteRequest.headers.set(name: "Host", value: target.port == defaultPort ? shownHost : "\(shownHost):\(target.port ?? defaultPort)")
+        }
+        let session = ControlHeaders(request.head.headers).session
+        if request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+            tunnelUpgrade(request, as: cassetteRequest, sink: sink)
+            return
+        }
+        if settings.passthroughHosts.contains(host) {
+            forward(request, as: cassetteRequest, sink: sink, record: false)
+            return
+        }
+        switch recorder.route(cassetteRequest, session: session) {
+        case .replay(let playback):
+            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+                                        session: session.isEmpty ? nil : session, outcome: .played,
+                                        cassette: playback.cassette, index: playback.index))
+            do {
+                sink.send(try PreparedResponse(playback.interaction), delay: playback.delay, arrival: request.arrival)
+            } catch {
+                sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
+            }
+        case .unmatched(let diagnosis):
+            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+                                        session: session.isEmpty ? nil : session, outcome: .unmatched))
+            unmatched.append(diagnosis)
+            sink.send(status: unmatchedStatus,
+                      headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
+                      body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))
+        case .forward:
+            forward(request, as: cassetteRequest, sink: sink, record: true)
+        }
+    }
+
+    /// WebSocket upgrades are tunnelled to the upstream untouched and not recorded.
+    private func tunnelUpgrade(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink) {
+        let target = cassetteRequest.target
+        guard let host = target.host, let port = target.port else { return }
+        var head = "\(request.head.method.rawValue) \(target.path)\(target.query.map { "?" + $0 } ?? "") HTTP/1.1\r\n"
+        for (name, value) in request.head.headers where !ControlHeaders.isControl(name) {
+            head += "\(name): \(name.lowercased() == "host" ? (cassetteRequest.headers["Host"] ?? value) : value)\r\n"
+        }
+        head += "\r\n"
+        var bytes = ByteBuffer(string: head)
+        var body = request.body
+        bytes.writeBuffer(&body)
+        sink.tunnel(host: host, port: port, tls: target.scheme == "https" ? upstreamTLS : nil, initialBytes: bytes)
+    }
+
+    private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
+        let exchange = UpstreamExchange(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink)
+        inFlight.start { [self] in
+            guard let interaction = await exchange.run(), record else { return }
+            do {
+                try recorder.record(interaction)
+                journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+                                            session: nil, outcome: .recorded))
+            } catch {
+                onSaveError("cannot record \(cassetteRequest.method) \(cassetteRequest.url): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import NIOCore
+import TapedeckCore
+
+/// What the recording proxy records and how it reaches the live service.
+public struct RecordSettings: Sendable {
+    /// The cassette file.
+    public var cassette: URL
+    /// The base URL of a reverse proxy (`https://api.example.com`), nil for a forward proxy.
+    public var target: String?
+    /// The recording mode (default new-episodes).
+    public var mode: RecordMode
+    /// The redaction applied before anything is written.
+    public var redaction: RedactionRules
+    /// How upstream certificates are checked.
+    public var trust: UpstreamTrust
+    /// Hosts tunnelled untouched and not recorded.
+    public var passthroughHosts: Set<String>
+    /// How long the upstream may stay silent before the answer is 504.
+    public var upstreamTimeout: TimeAmount
+    /// How matching and playback work for what the cassette already holds.
+    public var playback: PlaybackOptions
+
+    /// Creates settings with the documented defaults.
+    public init(cassette: URL, target: String? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
+                trust: UpstreamTrust = UpstreamTrust(), passthroughHosts: Set<String> = [],
+                upstreamTimeout: TimeAmount = .seconds(60), playback: PlaybackOptions = PlaybackOptions()) {
+        self.cassette = cassette
+        self.target = target
+        self.mode = mode
+        self.redaction = redaction
+        self.trust = trust
+        self.passthroughHosts = Set(passthroughHosts.map { $0.lowercased() })
+        self.upstreamTimeout = upstreamTimeout
+        self.playback = playback
+    }
+
+    /// The target split into origin and path prefix, or why it is not a usable base URL.
+    func targetBase() throws(SettingsError) -> (origin: String, prefix: String)? {
+        guard let target else { return nil }
+        let parts = RequestTarget(target)
+        guard let scheme = parts.scheme, scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
+              parts.query == nil else {
+            throw SettingsError(message: "--target must be an http or https base URL such as https://api.example.com, not \"\(target)\"")
+        }
+        let defaultPort = scheme == "https" ? 443 : 80
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let origin = parts.port == defaultPort ? "\(scheme)://\(shownHost)" : "\(scheme)://\(shownHost):\(parts.port ?? defaultPort)"
+        var prefix = parts.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        return (origin, prefix)
+    }
+}

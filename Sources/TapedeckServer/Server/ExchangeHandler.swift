@@ -1,0 +1,242 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import TapedeckCore
+
+/// Collects one HTTP request at a time, enforces the body limit and the idle timeout, hands
+/// the request to the responder, and turns `CONNECT` into a tunnel.
+final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Where the connection is in its request/response cycle.
+    private enum State {
+        /// Waiting for a request head.
+        case idle
+        /// Reading a request body.
+        case receiving(HTTPRequestHead, ByteBuffer, NIODeadline)
+        /// Reading the rest of a `CONNECT` request.
+        case connecting(host: String, port: Int, HTTPRequestHead)
+        /// A response is being produced.
+        case responding(keepAlive: Bool)
+        /// The request was refused; the connection closes once the answer is written.
+        case closing
+    }
+
+    private var state = State.idle
+    private let responder: any Responder
+    private let configuration: ServerConfiguration
+    private let tunnelOrigin: String?
+
+    init(responder: any Responder, configuration: ServerConfiguration, tunnelOrigin: String?) {
+        self.responder = responder
+        self.configuration = configuration
+        self.tunnelOrigin = tunnelOrigin
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case (.head(let head), .idle):
+            if head.method == .CONNECT {
+                guard tunnelOrigin == nil, let (host, port) = Self.splitAuthority(head.uri) else {
+                    refuse(context: context, status: .badRequest, reason: "CONNECT needs host:port")
+                    return
+                }
+                state = .connecting(host: host, port: port, head)
+                return
+            }
+            if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > configuration.maxBodySize {
+                refuse(context: context, status: .payloadTooLarge,
+                       reason: "the request body of \(length) bytes is over the limit of \(configuration.maxBodySize) bytes (--max-body)")
+                return
+            }
+            state = .receiving(head, context.channel.allocator.buffer(capacity: 0), .now())
+        case (.body(var chunk), .receiving(let head, var body, let arrival)):
+            state = .idle  // drop the reference so the buffer can grow in place
+            if body.readableBytes + chunk.readableBytes > configuration.maxBodySize {
+                refuse(context: context, status: .payloadTooLarge,
+                       reason: "the request body is over the limit of \(configuration.maxBodySize) bytes (--max-body)")
+                return
+            }
+            if body.readableBytes == 0 { body = chunk } else { body.writeBuffer(&chunk) }
+            state = .receiving(head, body, arrival)
+        case (.end, .receiving(let head, let body, let arrival)):
+            state = .responding(keepAlive: head.isKeepAlive)
+            let request = IncomingRequest(head: head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            let sink = ResponseSink(handler: self, context: context, isHead: head.method == .HEAD,
+                                    delayObserver: configuration.delayObserver)
+            responder.respond(to: request, sink: sink)
+        case (.end, .connecting(let host, let port, _)):
+            openTunnel(context: context, host: host, port: port)
+        case (.body, .connecting):
+            break
+        case (_, .closing), (.body, .idle), (.end, .idle):
+            break
+        case (.head, _), (.body, _), (.end, _):
+            refuse(context: context, status: .badRequest, reason: "unexpected request part")
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            switch state {
+            case .responding, .connecting: break
+            default: context.close(promise: nil)
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    // MARK: writing, called through ResponseSink on the event loop
+
+    func writeHead(_ head: HTTPResponseHead, context: ChannelHandlerContext) {
+        var head = head
+        if case .responding(keepAlive: false) = state { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    func writeBody(_ buffer: ByteBuffer, context: ChannelHandlerContext, flush: Bool = false,
+                   promise: EventLoopPromise<Void>? = nil) {
+        if flush {
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
+        } else {
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
+        }
+    }
+
+    func writeEnd(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let keepAlive: Bool
+        switch state {
+        case .responding(let alive): keepAlive = alive
+        case .closing: keepAlive = false
+        default: keepAlive = true
+        }
+        if case .responding = state { state = .idle }
+        if keepAlive {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+        } else {
+            let closing = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            closing.cascade(to: promise)
+            let channel = context.channel
+            closing.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    // MARK: refusals and tunnels
+
+    private func refuse(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String, code: String = "bad-request") {
+        state = .closing
+        var body = context.channel.allocator.buffer(capacity: reason.utf8.count + 1)
+        body.writeString(reason + "\n")
+        let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.readableBytes)),
+                                   ("Connection", "close"), ("Tapedeck-Error", code)])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        writeEnd(context: context, promise: nil)
+    }
+
+    private func openTunnel(context: ChannelHandlerContext, host: String, port: Int) {
+        switch responder.connectPlan(host: host, port: port) {
+        case .refuse(let status, let reason):
+            refuse(context: context, status: HTTPResponseStatus(statusCode: status), reason: reason)
+        case .relay:
+            state = .responding(keepAlive: true)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            ClientBootstrap(group: context.eventLoop)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(.seconds(10))
+                .connect(host: host, port: port)
+                .whenComplete { result in
+                    let (handler, context) = bound.value
+                    switch result {
+                    case .failure(let error):
+                        handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
+                                       code: "upstream-unreachable")
+                    case .success(let upstream):
+                        handler.writeTunnelEstablished(context: context).whenSuccess {
+                            let (handler, context) = bound.value
+                            do {
+                                try ServerPipeline.switchToRelay(context: context, handler: handler, upstream: upstream)
+                            } catch {
+                                upstream.close(promise: nil)
+                                context.close(promise: nil)
+                            }
+                        }
+                    }
+                }
+        case .intercept(let sslContext):
+            state = .responding(keepAlive: true)
+            let written = writeTunnelEstablished(context: context)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let configuration = configuration
+            let responder = responder
+            written.whenSuccess {
+                let (handler, context) = bound.value
+                do {
+                    try ServerPipeline.switchToTunnel(context: context, handler: handler, sslContext: sslContext,
+                                                      host: host, port: port, responder: responder, configuration: configuration)
+                } catch {
+                    context.close(promise: nil)
+                }
+            }
+        }
+    }
+
+    /// Connects to an upstream, sends the bytes given, and relays the connection to it (WebSocket upgrades).
+    func openUpstreamTunnel(context: ChannelHandlerContext, host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ClientBootstrap(group: context.eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        let serverName = IPAddressBytes(host) == nil ? host : nil
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    }
+                }
+            }
+            .connect(host: host, port: port)
+            .whenComplete { result in
+                let (handler, context) = bound.value
+                switch result {
+                case .failure(let error):
+                    handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
+                                   code: "upstream-unreachable")
+                case .success(let upstream):
+                    upstream.writeAndFlush(initialBytes, promise: nil)
+                    do {
+                        try ServerPipeline.switchToRelay(context: context, handler: handler, upstream: upstream)
+                    } catch {
+                        upstream.close(promise: nil)
+                        context.close(promise: nil)
+                    }
+                }
+            }
+    }
+
+    /// Answers a CONNECT with 200; completes when the answer is on the wire.
+    private func writeTunnelEstablished(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders([("Content-Length", "0")]))
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        return context.writeAndFlush(wrapOutboundOut(.end(nil)))
+    }
+
+    /// Splits `host:port` (or `[v6]:port`) of a CONNECT request.
+    static func splitAuthority(_ authority: String) -> (String, Int)? {
+        guard let colon = authority.lastIndex(of: ":"), let port = Int(authority[authority.index(after: colon)...]),
+              (1...65535).contains(port) else { return nil }
+        var host = String(authority[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
+    /// A host as it appears in a URL: IPv6 addresses in brackets.
+    static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+}

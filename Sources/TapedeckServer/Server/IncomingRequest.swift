@@ -1,0 +1,38 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+/// One request as the server received it, with where it was addressed.
+public struct IncomingRequest: Sendable {
+    /// The request head as parsed.
+    public var head: HTTPRequestHead
+    /// The whole body.
+    public var body: ByteBuffer
+    /// `https://host[:port]` for a request inside an intercepted TLS tunnel, nil otherwise.
+    public var tunnelOrigin: String?
+    /// When the head arrived; replay delays count from here.
+    public var arrival: NIODeadline
+
+    /// The URL as the core sees it: absolute when the sender named the host, origin-form otherwise.
+    public var url: String {
+        guard let tunnelOrigin, head.uri.hasPrefix("/") else { return head.uri }
+        return tunnelOrigin + head.uri
+    }
+
+    /// Whether the request is for the admin API (sent straight to the server, not proxied).
+    public var isAdmin: Bool { tunnelOrigin == nil && head.uri.hasPrefix(AdminEndpoints.prefix) }
+
+    /// The core's form of the request, without control headers and hop-by-hop headers.
+    public func cassetteRequest() -> CassetteRequest {
+        var headers = HeaderList()
+        for (name, value) in head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
+            headers.append(name: name, value: value)
+        }
+        var bytes = Data(body.readableBytesView)
+        if let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bytes) {
+            bytes = decoded
+        }
+        return CassetteRequest(method: head.method.rawValue, url: url, headers: headers, body: Body(bytes))
+    }
+}

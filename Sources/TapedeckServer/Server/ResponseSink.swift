@@ -1,0 +1,136 @@
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import TapedeckCore
+
+/// Where a responder writes its answer: safe to call from any thread, it hops to the
+/// connection's event loop. Replay delays are scheduled on that loop, never slept.
+public struct ResponseSink: Sendable {
+    /// The connection's event loop.
+    public let eventLoop: any EventLoop
+    /// Whether the request was `HEAD`, so no body may be sent.
+    public let isHead: Bool
+    private let handler: NIOLoopBound<ExchangeHandler>
+    private let context: NIOLoopBound<ChannelHandlerContext>
+    private let delayObserver: (@Sendable (ResponseDelay) -> Void)?
+
+    init(handler: ExchangeHandler, context: ChannelHandlerContext, isHead: Bool,
+         delayObserver: (@Sendable (ResponseDelay) -> Void)?) {
+        eventLoop = context.eventLoop
+        self.isHead = isHead
+        self.handler = NIOLoopBound(handler, eventLoop: context.eventLoop)
+        self.context = NIOLoopBound(context, eventLoop: context.eventLoop)
+        self.delayObserver = delayObserver
+    }
+
+    private func onLoop(_ body: @escaping @Sendable (ExchangeHandler, ChannelHandlerContext) -> Void) {
+        if eventLoop.inEventLoop {
+            body(handler.value, context.value)
+        } else {
+            let sink = self
+            eventLoop.execute { body(sink.handler.value, sink.context.value) }
+        }
+    }
+
+    /// Sends a whole response at once.
+    public func send(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer = ByteBuffer()) {
+        var headers = headers
+        headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        let isHead = isHead
+        onLoop { handler, context in
+            handler.writeHead(head, context: context)
+            if !isHead && body.readableBytes > 0 { handler.writeBody(body, context: context) }
+            handler.writeEnd(context: context, promise: nil)
+        }
+    }
+
+    /// Sends a prepared replay response, with its head, body or chunks at the delays given,
+    /// counted from the request's arrival and scheduled on the event loop.
+    public func send(_ response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
+        delayObserver?(delay)
+        let isHead = isHead
+        onLoop { handler, context in
+            let bound = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
+            func at(_ offset: Duration, _ work: @escaping @Sendable () -> Void) {
+                if offset <= .zero {
+                    work()
+                } else {
+                    context.eventLoop.scheduleTask(deadline: arrival + TimeAmount(offset)) { work() }
+                }
+            }
+            at(delay.head) { let (h, c) = bound.value; h.writeHead(response.head, context: c) }
+            if isHead {
+                at(delay.head) { let (h, c) = bound.value; h.writeEnd(context: c, promise: nil) }
+                return
+            }
+            if let chunks = response.chunks {
+                for (number, chunk) in chunks.enumerated() {
+                    let offset = number < delay.chunks.count ? max(delay.chunks[number], delay.head) : delay.head
+                    at(offset) { let (h, c) = bound.value; h.writeBody(chunk, context: c, flush: true) }
+                }
+                let last = max(delay.total, delay.chunks.last ?? .zero, delay.head)
+                at(last) { let (h, c) = bound.value; h.writeEnd(context: c, promise: nil) }
+            } else {
+                at(max(delay.total, delay.head)) {
+                    let (h, c) = bound.value
+                    if response.body.readableBytes > 0 { h.writeBody(response.body, context: c) }
+                    h.writeEnd(context: c, promise: nil)
+                }
+            }
+        }
+    }
+
+    /// Writes a response head now (streaming); completes when written.
+    public func writeHead(_ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        onLoop { handler, context in
+            handler.writeHead(head, context: context)
+            context.flush()
+            promise.succeed()
+        }
+        return promise.futureResult
+    }
+
+    /// Writes one piece of body now (streaming); completes when written to the socket.
+    public func writeBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        let isHead = isHead
+        onLoop { handler, context in
+            if isHead { promise.succeed(); return }
+            handler.writeBody(buffer, context: context, flush: true, promise: promise)
+        }
+        return promise.futureResult
+    }
+
+    /// Ends the response (streaming); completes when written.
+    public func end() -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        onLoop { handler, context in handler.writeEnd(context: context, promise: promise) }
+        return promise.futureResult
+    }
+
+    /// Turns the connection into a byte tunnel to an upstream (a WebSocket upgrade): connects,
+    /// sends `initialBytes` (the request as received), then relays both ways untouched.
+    public func tunnel(host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+        onLoop { handler, context in
+            handler.openUpstreamTunnel(context: context, host: host, port: port, tls: tls, initialBytes: initialBytes)
+        }
+    }
+
+    /// Gives up on the response and closes the connection (an upstream failed mid-stream).
+    public func abort() {
+        onLoop { _, context in context.close(promise: nil) }
+    }
+
+    /// Turns a duration into NIO's time amount.
+    static func amount(_ duration: Duration) -> TimeAmount { TimeAmount(duration) }
+}
+
+extension TimeAmount {
+    /// Converts a Swift duration.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

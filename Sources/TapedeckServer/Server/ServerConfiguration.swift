@@ -1,0 +1,42 @@
+import Foundation
+import NIOCore
+import TapedeckCore
+
+/// Where a server listens and the limits it enforces on every connection.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind (default 127.0.0.1).
+    public var host: String
+    /// The port to bind; 0 picks a free one.
+    public var port: Int
+    /// The largest request body accepted; larger ones get 413 (default 64 MiB).
+    public var maxBodySize: Int
+    /// How long a connection may stay silent, with no request in flight, before it is dropped.
+    public var idleTimeout: TimeAmount
+    /// The status of an unmatched request (default 599).
+    public var unmatchedStatus: Int
+    /// The folder `Tapedeck-Cassette: NAME` loads `NAME.json` from, if any.
+    public var cassetteDirectory: URL?
+    /// How many journal entries the admin API keeps.
+    public var journalCapacity: Int
+    /// The folder of the local certificate authority (`$TAPEDECK_HOME`).
+    public var authorityHome: URL
+    /// Called with each replay delay as it is scheduled: lets tests check delays without timing them.
+    public var delayObserver: (@Sendable (ResponseDelay) -> Void)?
+
+    /// Creates a configuration with the documented defaults.
+    public init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,
+                idleTimeout: TimeAmount = .seconds(60), unmatchedStatus: Int = 599,
+                cassetteDirectory: URL? = nil, journalCapacity: Int = 1000,
+                authorityHome: URL = CertificateAuthority.defaultHome(),
+                delayObserver: (@Sendable (ResponseDelay) -> Void)? = nil) {
+        self.host = host
+        self.port = port
+        self.maxBodySize = maxBodySize
+        self.idleTimeout = idleTimeout
+        self.unmatchedStatus = unmatchedStatus
+        self.cassetteDirectory = cassetteDirectory
+        self.journalCapacity = journalCapacity
+        self.authorityHome = authorityHome
+        self.delayObserver = delayObserver
+    }
+}

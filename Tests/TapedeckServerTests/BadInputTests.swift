@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+import TapedeckServer
+import Testing
+
+/// Every kind of bad input gets a clear answer and the server keeps serving.
+@Suite struct BadInputTests {
+    private func stillServes(_ harness: ReplayHarness) async throws {
+        let result = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
+        #expect(result.text == "Hello Shawn!")
+    }
+
+    @Test func malformedRequestLineGets400AndTheServerStaysUp() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            connection.send("THIS IS NOT HTTP\r\n\r\n")
+            let (data, closed) = await connection.read()
+            #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
+            #expect(closed)
+            try await stillServes(harness)
+        }
+    }
+
+    @Test func malformedHeaderGets400() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            connection.send("GET / HTTP/1.1\r\nHost x-no-colon\r\n\r\n")
+            let (data, _) = await connection.read()
+            #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
+            try await stillServes(harness)
+        }
+    }
+
+    @Test func oversizedHeadersGet431() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
+            let (data, _) = await connection.read()
+            #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"))
+            try await stillServes(harness)
+        }
+    }
+
+    @Test func bodyOverTheLimitGets413ByLengthAndWhenChunked() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
+            let declared = try RawConnection(port: harness.server.port)
+            declared.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
+            let (first, _) = await declared.read()
+            #expect(String(decoding: first, as: UTF8.self).hasPrefix("HTTP/1.1 413 Payload Too Large"))
+            let chunked = try RawConnection(port: harness.server.port)
+            let piece = String(repeating: "b", count: 600)
+            chunked.send("POST /postName HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n\(piece)\r\n258\r\n\(piece)\r\n0\r\n\r\n")
+            let (second, _) = await chunked.read()
+            #expect(String(decoding: second, as: UTF8.self).hasPrefix("HTTP/1.1 413 Payload Too Large"))
+            let small = try await Curl.run(["--data", "name=Shawn&sex=1", harness.base + "/postName"])
+            #expect(small.text.contains("Hi Shawn"))
+        }
+    }
+
+    @Test func silentClientIsDroppedAfterTheIdleTimeout() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port, timeout: 10)
+            let start = ContinuousClock.now
+            let (data, closed) = await connection.read()
+            #expect(closed)
+            #expect(data.isEmpty)
+            #expect(ContinuousClock.now - start < .seconds(9))
+            let partial = try RawConnection(port: harness.server.port, timeout: 10)
+            partial.send("GET /plaintext HTTP/1.1\r\nHo")
+            #expect(await partial.read().closed)
+            try await stillServes(harness)
+        }
+    }
+
+    @Test func slowResponseIsNotCutByTheIdleTimeout() async throws {
+        var settings = ReplaySettings()
+        settings.latency = "fixed:700"
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings,
+                                    configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
+            let result = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
+            #expect(result.text == "Hello Shawn!")
+        }
+    }
+
+    @Test func unsafeOrUnknownCassetteNameGets400WithTheReason() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Fixtures.writeCassette(Fixtures.counterCassette, named: "counter.json", in: directory)
+        _ = try Fixtures.writeCassette(#"{"version": 1, "interactions": [{"request": {}}]}"#, named: "broken.json", in: directory)
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], cassetteDirectory: directory) { (harness: ReplayHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let selected = try await Clients.send(client, .GET, harness.base + "/counter", headers: [("Tapedeck-Cassette", "counter")])
+                #expect(String(decoding: selected.body, as: UTF8.self) == "one")
+                let notInMain = try await Clients.send(client, .GET, harness.base + "/counter")
+                #expect(notInMain.status == 599)
+                for (name, reason) in [("../counter", "may only hold"), ("a/b", "may only hold"), ("..", "must not contain"), ("x..json", "must not contain"),
+                                       ("missing", "no cassette missing.json"), ("broken", "interactions[0]")] {
+                    let response = try await Clients.send(client, .GET, harness.base + "/counter", headers: [("Tapedeck-Cassette", name)])
+                    #expect(response.status == 400, "\(name)")
+                    #expect(String(decoding: response.body, as: UTF8.self).contains(reason), "\(name): \(String(decoding: response.body, as: UTF8.self))")
+                }
+            }
+        }
+    }
+
+    @Test func cassetteHeaderWithoutFolderGets400() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let result = try await Curl.run(["-H", "Tapedeck-Cassette: counter", "--write-out", "\n%{http_code}", harness.base + "/counter"])
+            #expect(result.text.hasSuffix("\n400"))
+            #expect(result.text.contains("--cassette-dir"))
+        }
+    }
+
+    @Test func unmatchedRequestGets599WithTheDiagnosis() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let response = try await Clients.send(client, .GET, harness.base + "/plaintext?name=Bob", headers: [("X-Trace", "1")])
+                #expect(response.status == 599)
+                #expect(response.headers.first(name: "Tapedeck-Error") == "no-match")
+                #expect(response.headers.first(name: "Content-Type") == "application/json")
+                let diagnosis = try JSONDecoder().decode(MatchDiagnosis.self, from: response.body)
+                #expect(diagnosis.reason == .noMatch)
+                #expect(diagnosis.request.url == "/plaintext?name=Bob")
+                #expect(diagnosis.request.headers["X-Trace"] == ["1"])
+                #expect(diagnosis.cassettes == [Fixtures.exampleCassette.relativePath])
+                #expect(diagnosis.rules.contains("method"))
+                #expect(diagnosis.nearest.count == 3)
+                #expect(diagnosis.nearest.first?.url == "http://api.example.test/plaintext?name=Shawn")
+                #expect(diagnosis.nearest.first?.failedRules == ["query"])
+                #expect(!diagnosis.hint.isEmpty)
+            }
+        }
+    }
+
+    @Test func unmatchedStatusIsConfigurable() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.unmatchedStatus = 418 }) { (harness: ReplayHarness) async throws in
+            let result = try await Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/nothing"])
+            #expect(result.text == "418")
+        }
+    }
+
+    @Test func controlHeadersAreRemovedBeforeMatching() async throws {
+        var settings = ReplaySettings()
+        settings.matchedHeaders = ["Tapedeck-Session"]
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings) { (harness: ReplayHarness) async throws in
+            let result = try await Curl.run(["-H", "Tapedeck-Session: s1", harness.base + "/plaintext?name=Shawn"])
+            #expect(result.text == "Hello Shawn!")
+        }
+    }
+}

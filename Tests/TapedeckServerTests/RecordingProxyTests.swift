@@ -1,0 +1,356 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import TapedeckCore
+import TapedeckServer
+import Testing
+
+/// `tapedeck record` end to end: a real upstream, real clients, then replay with the upstream stopped.
+@Suite struct RecordingProxyTests {
+    /// What a client saw during recording, to compare with replay.
+    struct Seen: Equatable {
+        var status: Int
+        var body: Data
+    }
+
+    /// Sends the example's request kinds through `base` and returns what came back.
+    private func exerciseExampleKinds(base: String, uploadDirectory: URL, query: String) async throws -> [String: Seen] {
+        var seen: [String: Seen] = [:]
+        let (plain, plainResponse) = try await Clients.urlSession().data(from: URL(string: base + "/plaintext?\(query)")!)
+        seen["plaintext"] = Seen(status: (plainResponse as! HTTPURLResponse).statusCode, body: plain)
+        try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+            let form = try await Clients.send(client, .POST, base + "/postName", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                              body: Data("name=Shawn&sex=1".utf8))
+            seen["form"] = Seen(status: form.status, body: form.body)
+            let download = try await Clients.send(client, .GET, base + "/download?size=4000000")
+            seen["download"] = Seen(status: download.status, body: download.body)
+            let gzip = try await Clients.send(client, .GET, base + "/gzip-json", headers: [("Accept-Encoding", "gzip")])
+            seen["gzip"] = Seen(status: gzip.status, body: gzip.body)
+            let redirect = try await Clients.send(client, .GET, base + "/redirect")
+            seen["redirect"] = Seen(status: redirect.status, body: redirect.body)
+        }
+        let json = try await Curl.run(["-H", "Content-Type: application/json", "-H", "Authorization: Bearer live-token",
+                                 "--data", #"{"user":{"name":"Shawn"},"count":3}"#, base + "/postBodyData"])
+        seen["json"] = Seen(status: 200, body: json.output)
+        let notes = uploadDirectory.appending(path: "notes.txt"), image = uploadDirectory.appending(path: "pixel.bin")
+        try Data("some notes\n".utf8).write(to: notes)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF, 0x10]).write(to: image)
+        let upload = try await Curl.run(["-F", "description=Two files", "-F", "files=@\(notes.path);type=text/plain",
+                                   "-F", "files=@\(image.path);type=application/octet-stream", base + "/upload"])
+        seen["upload"] = Seen(status: 200, body: upload.output)
+        let events = try await Curl.run(["-N", base + "/events"])
+        seen["events"] = Seen(status: 200, body: events.output)
+        return seen
+    }
+
+    @Test func reverseProxyRecordsEveryKindAndReplayServesThemByteForByte() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "recorded.json")
+        let upstream = try await TestUpstream.start()
+        let recorded = try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+            try await exerciseExampleKinds(base: harness.base, uploadDirectory: directory, query: "name=Shawn&lang=en")
+        }
+        try await upstream.stop()
+        #expect(recorded["plaintext"]?.body == Data("Hello Shawn!".utf8))
+        #expect(recorded["download"]?.body == TestUpstream.downloadBody(size: 4_000_000))
+        #expect(recorded["redirect"]?.status == 302)
+        let uploadAnswer = String(decoding: recorded["upload"]?.body ?? Data(), as: UTF8.self)
+        #expect(uploadAnswer.contains(#""files":2"#))
+
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.count == 8)
+        let byPath = Dictionary(stored.interactions.map { ($0.request.target.path, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byPath["/plaintext"]?.request.url == upstream.base + "/plaintext?name=Shawn&lang=en")
+        #expect(byPath["/postBodyData"]?.request.headers["Authorization"] == Redactor.placeholder)
+        #expect(byPath["/gzip-json"]?.response.body.data == Data(TestUpstream.gzipJSON.utf8))
+        #expect(byPath["/gzip-json"]?.response.headers["Content-Encoding"] == "gzip")
+        #expect(byPath["/redirect"]?.response.headers["Location"] == "/plaintext?name=Redirected")
+        let events = try #require(byPath["/events"])
+        #expect(events.chunks?.map { String(decoding: $0.data, as: UTF8.self) }.joined() == "data: one\n\ndata: two\n\ndata: three\n\n")
+        let offsets = events.chunks?.map(\.atMs) ?? []
+        #expect(offsets.count == 3)
+        if offsets.count == 3 {
+            #expect(offsets[1] >= 40 && offsets[2] >= offsets[1] + 40)
+        }
+        #expect((events.timing?.totalMs ?? 0) >= 100)
+        #expect(stored.interactions.allSatisfy { ($0.timing?.totalMs ?? -1) >= ($0.timing?.firstByteMs ?? 0) })
+
+        var settings = ReplaySettings()
+        settings.latency = "recorded"
+        try await ReplayHarness.run(files: [cassette], settings: settings) { (harness: ReplayHarness) async throws in
+            let replayed = try await exerciseExampleKinds(base: harness.base, uploadDirectory: directory, query: "lang=en&name=Shawn")
+            for (name, seen) in recorded {
+                #expect(replayed[name] == seen, "\(name) differs on replay")
+            }
+            let unmatched = harness.responder.journal.document().entries.filter { $0.outcome != .played }
+            #expect(unmatched.isEmpty, "\(unmatched)")
+            let streamDelay = try #require(harness.scheduledDelays().first { $0.chunks.count == 3 })
+            let firstByte = events.timing?.firstByteMs ?? 0
+            #expect(streamDelay.chunks == offsets.map { Duration.microseconds(Int64(((firstByte + $0) * 1000).rounded())) })
+        }
+    }
+
+    @Test func forwardProxyRecordsHTTPSThroughTheLocalCAAndReplaysIt() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try TestCertificate.make()
+        let upstreamCA = directory.appending(path: "upstream-ca.pem")
+        try certificate.writeAuthority(to: upstreamCA)
+        let upstream = try await TestUpstream.start(certificate: certificate)
+        let cassette = directory.appending(path: "https.json")
+        let url = "https://localhost:\(upstream.port)/plaintext?name=Tls"
+        let settings = RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [upstreamCA]))
+        try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
+            let clientCA = try harness.authorityFile()
+            let result = try await Curl.run(["--proxy", harness.base, "--cacert", clientCA.path, url])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.text == "Hello Tls!")
+            let pem = try harness.responder.authority.certificatePEM()
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+            configuration.proxy = .server(host: "127.0.0.1", port: harness.server.port)
+            try await Clients.withHTTPClient(configuration) { (client: HTTPClient) async throws in
+                let gzip = try await Clients.send(client, .GET, "https://localhost:\(upstream.port)/gzip-json")
+                #expect(try ContentCoding.gzip.decode(gzip.body) == Data(TestUpstream.gzipJSON.utf8))
+                let plain = try await Clients.send(client, .GET, "http://127.0.0.1:\(upstream.port + 0)/plaintext?name=Plain")
+                #expect(plain.status == 502 || plain.status == 200)
+            }
+        }
+        try await upstream.stop()
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.first?.request.url == url)
+        try await ReplayHarness.run(files: [cassette]) { (harness: ReplayHarness) async throws in
+            let caFile = directory.appending(path: "replay-ca.pem")
+            try Data(harness.responder.authority.certificatePEM().utf8).write(to: caFile)
+            let replayed = try await Curl.run(["--proxy", harness.base, "--cacert", caFile.path, url])
+            #expect(replayed.text == "Hello Tls!")
+        }
+    }
+
+    @Test func upstreamTrustDecidesWhetherHTTPSUpstreamsAreReached() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start(certificate: try TestCertificate.make())
+        defer { Task { try? await upstream.stop() } }
+        let strict = RecordSettings(cassette: directory.appending(path: "strict.json"), target: upstream.base)
+        try await RecordHarness.run(settings: strict) { (harness: RecordHarness) async throws in
+            let result = try await Curl.run(["--include", harness.base + "/plaintext?name=X"])
+            #expect(result.text.hasPrefix("HTTP/1.1 502"))
+            #expect(result.text.contains("Tapedeck-Error: upstream-unreachable"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appending(path: "strict.json").path))
+        let insecure = RecordSettings(cassette: directory.appending(path: "insecure.json"), target: upstream.base,
+                                      trust: UpstreamTrust(insecure: true))
+        try await RecordHarness.run(settings: insecure) { (harness: RecordHarness) async throws in
+            #expect(try await Curl.run([harness.base + "/plaintext?name=X"]).text == "Hello X!")
+        }
+        #expect(try CassetteCodec().load(directory.appending(path: "insecure.json")).interactions.count == 1)
+    }
+
+    @Test func unreachableUpstreamGives502AndRecordsNothing() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let port = upstream.port
+        try await upstream.stop()
+        let cassette = directory.appending(path: "none.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: "http://127.0.0.1:\(port)")) { (harness: RecordHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let response = try await Clients.send(client, .GET, harness.base + "/plaintext?name=X")
+                #expect(response.status == 502)
+                #expect(response.headers.first(name: "Tapedeck-Error") == "upstream-unreachable")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+    }
+
+    @Test func silentUpstreamGives504AndRecordsNothing() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "timeout.json")
+        let settings = RecordSettings(cassette: cassette, target: upstream.base, upstreamTimeout: .milliseconds(300))
+        try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
+            let result = try await Curl.run(["--include", harness.base + "/slow"])
+            #expect(result.text.hasPrefix("HTTP/1.1 504"))
+            #expect(result.text.contains("Tapedeck-Error: upstream-timeout"))
+            #expect(try await Curl.run([harness.base + "/plaintext?name=After"]).text == "Hello After!")
+        }
+        try await upstream.stop()
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
+    }
+
+    @Test func clientLeavingMidRequestOrMidResponseIsNotRecordedAndOthersAreServed() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "leave.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+            do {
+                let midResponse = try RawConnection(port: harness.server.port)
+                midResponse.send("GET /stall-body HTTP/1.1\r\nHost: x\r\n\r\n")
+                let (data, _) = await midResponse.read { $0.occurrences(of: "first half") == 1 }
+                #expect(data.occurrences(of: "first half") == 1)
+            }
+            do {
+                let midRequest = try RawConnection(port: harness.server.port)
+                midRequest.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nname=half")
+            }
+            try await Task.sleep(for: .milliseconds(1200))
+            #expect(try await Curl.run([harness.base + "/plaintext?name=Still"]).text == "Hello Still!")
+        }
+        try await upstream.stop()
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
+    }
+
+    @Test func twoHundredConcurrentRequestsAreAllRecorded() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "many.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<200 {
+                        group.addTask { try await Clients.send(client, .GET, harness.base + "/counter?i=\(index)").status }
+                    }
+                    for try await status in group { #expect(status == 200) }
+                }
+            }
+        }
+        try await upstream.stop()
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.count == 200)
+        let indices = Set(stored.interactions.compactMap { $0.request.url.split(separator: "=").last.map(String.init) })
+        #expect(indices == Set((0..<200).map(String.init)))
+    }
+
+    @Test func defaultRedactionsApplyBeforeWriting() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "redacted.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+            let result = try await Curl.run([
+                "-H", "Authorization: Bearer s1", "-H", "Cookie: id=s2", "-H", "X-Api-Key: s3", "-H", "Content-Type: application/json",
+                "--data", #"{"user":"me","password":"s4","client_secret":"s5","nested":{"id_token":"s6"}}"#,
+                harness.base + "/login?access_token=s7&api_key=s8&apikey=s9&client_secret=s10&password=s11&token=s12&keep=yes"])
+            #expect(result.text.contains("live-secret"))
+        }
+        try await upstream.stop()
+        let text = try String(contentsOf: cassette, encoding: .utf8)
+        for secret in ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "live-secret", "r-secret", "abc123"] {
+            #expect(!text.contains("\"\(secret)\"") && !text.contains("=\(secret)") && !text.contains(" \(secret)"), "\(secret) was written")
+        }
+        let interaction = try #require(try CassetteCodec().load(cassette).interactions.first)
+        #expect(interaction.request.headers["Authorization"] == Redactor.placeholder)
+        #expect(interaction.request.headers["Cookie"] == Redactor.placeholder)
+        #expect(interaction.request.headers["X-Api-Key"] == Redactor.placeholder)
+        #expect(interaction.response.headers["Set-Cookie"] == Redactor.placeholder)
+        #expect(interaction.request.url.contains("keep=yes"))
+    }
+
+    @Test func modesDecideWhatIsRecordedAndWhatIsReplayed() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "modes.json")
+        func get(_ mode: RecordMode, _ paths: [String]) async throws -> [String] {
+            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base, mode: mode)) { (harness: RecordHarness) async throws in
+                var answers: [String] = []
+                for path in paths { answers.append(try await Curl.run([harness.base + path]).text) }
+                return answers
+            }
+        }
+        // once, no cassette yet: records.
+        let first = try await get(.once, ["/counter?i=a"])
+        #expect(first.first?.hasPrefix("answer ") == true)
+        // once, cassette exists: pure replay; unknown requests are unmatched.
+        let onceAgain = try await get(.once, ["/counter?i=a", "/counter?i=b"])
+        #expect(onceAgain[0] == first[0])
+        #expect(onceAgain[1].contains("no-match"))
+        #expect(try CassetteCodec().load(cassette).interactions.count == 1)
+        // new-episodes: replays what matches, records the rest; polling records each answer.
+        let episodes = try await get(.newEpisodes, ["/counter?i=a", "/counter?i=b", "/counter?i=b"])
+        #expect(episodes[0] == first[0])
+        #expect(episodes[1] != episodes[2])
+        #expect(try CassetteCodec().load(cassette).interactions.count == 3)
+        // all: a fresh cassette with everything forwarded.
+        let all = try await get(.all, ["/counter?i=a"])
+        #expect(all[0] != first[0])
+        #expect(try CassetteCodec().load(cassette).interactions.count == 1)
+        try await upstream.stop()
+    }
+
+    @Test func interactionIsOnDiskWithinOneSecond() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "durable.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+            #expect(try await Curl.run([harness.base + "/plaintext?name=Disk"]).text == "Hello Disk!")
+            let deadline = ContinuousClock.now + .seconds(1)
+            var count = 0
+            while ContinuousClock.now < deadline {
+                count = (try? CassetteCodec().load(cassette).interactions.count) ?? 0
+                if count == 1 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(count == 1)
+        }
+        try await upstream.stop()
+    }
+
+    @Test func passthroughHostIsTunnelledAndNotRecorded() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try TestCertificate.make()
+        let upstreamCA = directory.appending(path: "upstream-ca.pem")
+        try certificate.writeAuthority(to: upstreamCA)
+        let upstream = try await TestUpstream.start(certificate: certificate)
+        let cassette = directory.appending(path: "pass.json")
+        let settings = RecordSettings(cassette: cassette, passthroughHosts: ["localhost"])
+        try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
+            // The client sees the upstream's own certificate: the tunnel is untouched.
+            let result = try await Curl.run(["--proxy", harness.base, "--cacert", upstreamCA.path, "https://localhost:\(upstream.port)/plaintext?name=Pass"])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.text == "Hello Pass!")
+        }
+        try await upstream.stop()
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+    }
+}
+
+/// WebSocket upgrades through the recording proxy.
+@Suite struct WebSocketTunnelTests {
+    @Test func webSocketUpgradeIsTunnelledAndNotRecorded() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await EchoUpgradeUpstream.start()
+        let cassette = directory.appending(path: "ws.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: "http://127.0.0.1:\(upstream.port)")) { (harness: RecordHarness) async throws in
+            let connection = try RawConnection(port: harness.server.port)
+            connection.send("GET /socket HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            let (head, _) = await connection.read { $0.occurrences(of: "\r\n\r\n") == 1 }
+            let text = String(decoding: head, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 101 Switching Protocols"))
+            #expect(text.contains("X-Saw-Host: true"))
+            connection.send(Data([0x81, 0x05, 0x68, 0x65, 0x6C, 0x6C, 0x6F]))
+            let (echo, _) = await connection.read { $0.count >= 7 }
+            #expect(echo == Data([0x81, 0x05, 0x68, 0x65, 0x6C, 0x6C, 0x6F]))
+            #expect(try await Curl.run([harness.base + "/__tapedeck/health"]).text.contains("new-episodes"))
+        }
+        try await upstream.stop()
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+    }
+}

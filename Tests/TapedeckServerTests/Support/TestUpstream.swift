@@ -1,0 +1,234 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+import SwiftASN1
+import TapedeckCore
+import X509
+
+/// A real upstream service the recording tests start themselves, over plain HTTP or HTTPS
+/// with a test certificate made here with swift-certificates. It answers the request kinds of
+/// the example cassette and a few fault cases.
+final class TestUpstream: Sendable {
+    /// The port it listens on.
+    let port: Int
+    /// `http` or `https`.
+    let scheme: String
+    /// How many requests it answered.
+    let requests = Mutex(0)
+    private let channel: any Channel
+
+    /// The base URL with 127.0.0.1.
+    var base: String { "\(scheme)://127.0.0.1:\(port)" }
+
+    /// Starts the upstream; pass a certificate to serve HTTPS.
+    static func start(certificate: TestCertificate? = nil) async throws -> TestUpstream {
+        let tls = try certificate.map { try NIOSSLContext(configuration: $0.serverConfiguration()) }
+        let box = CounterBox()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(UpstreamHandler(counter: box))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let upstream = TestUpstream(port: channel.localAddress!.port!, scheme: tls == nil ? "http" : "https", channel: channel)
+        box.upstream = upstream
+        return upstream
+    }
+
+    private init(port: Int, scheme: String, channel: any Channel) {
+        self.port = port
+        self.scheme = scheme
+        self.channel = channel
+    }
+
+    /// Stops listening.
+    func stop() async throws {
+        try await channel.close()
+    }
+
+    /// The download body: deterministic, not UTF-8, several megabytes.
+    static func downloadBody(size: Int) -> Data {
+        var bytes = [UInt8](repeating: 0, count: size)
+        for index in 0..<size { bytes[index] = UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13) }
+        return Data(bytes)
+    }
+
+    /// The JSON answer of /gzip-json before compression.
+    static let gzipJSON = #"{"items":[{"id":1,"name":"alpha"},{"id":2,"name":"beta"}],"compressed":true}"#
+}
+
+/// Lets the handler count requests on the upstream it belongs to.
+final class CounterBox: @unchecked Sendable {
+    weak var upstream: TestUpstream?
+    private let lock = NSLock()
+    private var count = 0
+    func next() -> Int {
+        lock.lock(); defer { lock.unlock() }
+        count += 1
+        upstream?.requests.withLock { $0 += 1 }
+        return count
+    }
+}
+
+/// Answers the upstream routes.
+private final class UpstreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let counter: CounterBox
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(counter: CounterBox) { self.counter = counter }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head; body.clear()
+        case .body(var chunk): body.writeBuffer(&chunk)
+        case .end: if let head { route(head, context: context) }
+        }
+    }
+
+    private func send(_ context: ChannelHandlerContext, status: HTTPResponseStatus = .ok, headers: [(String, String)] = [],
+                      body: Data = Data()) {
+        var fields = HTTPHeaders(headers)
+        fields.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: fields))), promise: nil)
+        if !body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private func route(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let number = counter.next()
+        let parts = head.uri.split(separator: "?", maxSplits: 1)
+        let path = String(parts.first ?? "/")
+        let query = parts.count > 1 ? String(parts[1]) : ""
+        let pairs = Dictionary(query.split(separator: "&").map { pair -> (String, String) in
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            return (String(kv[0]), kv.count > 1 ? String(kv[1]) : "")
+        }, uniquingKeysWith: { first, _ in first })
+        let requestBody = Data(body.readableBytesView)
+        let json = [("Content-Type", "application/json")]
+        switch (head.method, path) {
+        case (.GET, "/plaintext"), (.HEAD, "/plaintext"):
+            send(context, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data("Hello \(pairs["name"] ?? "nobody")!".utf8))
+        case (.POST, "/postName"):
+            let form = String(decoding: requestBody, as: UTF8.self)
+            send(context, headers: json, body: Data(#"{"form":"\#(form)","greeting":"Hi"}"#.utf8))
+        case (.POST, "/postBodyData"):
+            send(context, headers: json, body: Data(#"{"received":\#(String(decoding: requestBody, as: UTF8.self)),"id":42}"#.utf8))
+        case (.POST, "/upload"):
+            let type = head.headers.first(name: "Content-Type") ?? ""
+            let files = String(decoding: requestBody, as: UTF8.self).components(separatedBy: "filename=").count - 1
+            send(context, headers: json, body: Data(#"{"multipart":\#(type.hasPrefix("multipart/form-data")),"files":\#(files),"bytes":\#(requestBody.count)}"#.utf8))
+        case (.GET, "/download"):
+            send(context, headers: [("Content-Type", "application/octet-stream")],
+                 body: TestUpstream.downloadBody(size: Int(pairs["size"] ?? "") ?? 3_000_000))
+        case (.GET, "/gzip-json"):
+            let compressed = try! ContentCoding.gzip.encode(Data(TestUpstream.gzipJSON.utf8))
+            send(context, headers: json + [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")], body: compressed)
+        case (.GET, "/deflate-text"):
+            let compressed = try! ContentCoding.deflate.encode(Data("deflated words".utf8))
+            send(context, headers: [("Content-Type", "text/plain"), ("Content-Encoding", "deflate")], body: compressed)
+        case (.GET, "/events"):
+            streamEvents(context)
+        case (.GET, "/redirect"):
+            send(context, status: .found, headers: [("Location", "/plaintext?name=Redirected")])
+        case (.GET, "/counter"):
+            send(context, headers: [("Content-Type", "text/plain")], body: Data("answer \(number) for \(pairs["i"] ?? "-")".utf8))
+        case (.GET, "/slow"):
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .seconds(3)) { let (h, c) = bound.value; h.send(c, body: Data("late".utf8)) }
+        case (.GET, "/stall-body"):
+            var fields = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "20")])
+            fields.add(name: "X-Stall", value: "1")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "first half")))), promise: nil)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(800)) {
+                let (h, c) = bound.value
+                c.write(h.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "secondhalf")))), promise: nil)
+                c.writeAndFlush(h.wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        case (.POST, "/login"):
+            send(context, headers: json + [("Set-Cookie", "session=abc123; HttpOnly")],
+                 body: Data(#"{"access_token":"live-secret","refresh_token":"r-secret","ok":true}"#.utf8))
+        default:
+            send(context, status: .notFound, headers: json, body: Data(#"{"error":"no route \#(path)"}"#.utf8))
+        }
+    }
+
+    private func streamEvents(_ context: ChannelHandlerContext) {
+        let head = HTTPResponseHead(version: .http1_1, status: .ok,
+                                    headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]))
+        context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        for (offset, text) in [(0, "data: one\n\n"), (60, "data: two\n\n"), (120, "data: three\n\n")] {
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(offset))) {
+                let (h, c) = bound.value
+                c.writeAndFlush(h.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+            }
+        }
+        context.eventLoop.scheduleTask(in: .milliseconds(140)) {
+            let (h, c) = bound.value
+            c.writeAndFlush(h.wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}
+
+/// A test CA and a leaf for 127.0.0.1 and localhost, made with swift-certificates.
+struct TestCertificate {
+    let authorityPEM: String
+    let leafPEM: String
+    let leafKeyPEM: String
+
+    /// Makes a fresh pair.
+    static func make() throws -> TestCertificate {
+        let caKey = P256.Signing.PrivateKey()
+        let caName = try DistinguishedName { CommonName("Tapedeck test upstream CA") }
+        let now = Date()
+        let ca = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400),
+            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: .init(caKey.publicKey))
+            },
+            issuerPrivateKey: .init(caKey))
+        let leafKey = P256.Signing.PrivateKey()
+        let leaf = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86400),
+            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                AuthorityKeyIdentifier(keyIdentifier: try ca.extensions.subjectKeyIdentifier?.keyIdentifier)
+            },
+            issuerPrivateKey: .init(caKey))
+        return TestCertificate(authorityPEM: try ca.serializeAsPEM().pemString, leafPEM: try leaf.serializeAsPEM().pemString,
+                               leafKeyPEM: leafKey.pemRepresentation)
+    }
+
+    /// The server TLS configuration of the upstream.
+    func serverConfiguration() throws -> TLSConfiguration {
+        TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(leafPEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)))
+    }
+
+    /// Writes the CA certificate to a file, for --upstream-ca or curl --cacert.
+    func writeAuthority(to url: URL) throws { try Data(authorityPEM.utf8).write(to: url) }
+}

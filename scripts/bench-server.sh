@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Server benchmark: the same wrk load (64 keep-alive connections, 127.0.0.1 only) on
+#   (a) the bare SwiftNIO server answering a fixed JSON response (the baseline),
+#   (b) `tapedeck replay` on a 1,000- and a 100,000-interaction cassette,
+#   (c) `tapedeck record --target` in front of the bare server, recording into a cassette,
+# all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a).
+# Usage: scripts/bench-server.sh [DURATION_SECONDS]   (default 10)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${1:-10}"
+CONNECTIONS=64
+THREADS=2
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk with apt-get" >&2
+  if [ "$(id -u)" = 0 ]; then apt-get install -y wrk >/dev/null; else sudo apt-get install -y wrk >/dev/null; fi
+fi
+
+echo "building release binaries..." >&2
+swift build -c release --product tapedeck >&2
+swift build -c release --product bare-server >&2
+BIN="$(swift build -c release --show-bin-path)"
+
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+export TAPEDECK_HOME="$WORK/home"
+
+python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
+python3 scripts/bench/make_cassette.py 100000 "$WORK/c100k.json"
+
+# start NAME COMMAND...: runs a server on a free port, waits for its listening line; sets PORT and PID.
+start() {
+  local name="$1"; shift
+  PORT="$(python3 scripts/bench/free_port.py)"
+  "$@" --port "$PORT" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PID=$!
+  PIDS+=("$PID")
+  for _ in $(seq 1 200); do
+    grep -q "listening on" "$WORK/$name.out" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "$name did not start: $(cat "$WORK/$name.err")" >&2
+  exit 1
+}
+
+stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# load NAME URL CONNECTIONS SECONDS: runs wrk and keeps its output in $WORK/NAME.wrk
+load() {
+  wrk -t"$THREADS" -c"$3" -d"$4"s --latency "$2" >"$WORK/$1.wrk"
+}
+
+rps() { awk '/Requests\/sec/ {print $2}' "$WORK/$1.wrk"; }
+pct() { awk -v p="$2" '$1 == p {print $2}' "$WORK/$1.wrk"; }
+rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+ms() { # converts wrk's 1.23ms / 456.00us / 1.2s to milliseconds
+  awk -v v="$1" 'BEGIN { if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v/1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v } else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v*1000 } else print v }'
+}
+
+report() { # NAME LABEL PID BASE_RPS
+  local r; r="$(rps "$1")"
+  printf "%-34s %10s req/s  p50 %8s  p90 %8s  p99 %8s  peak RSS %7s MB" "$2" "$r" "$(pct "$1" 50%)" "$(pct "$1" 90%)" "$(pct "$1" 99%)" "$3"
+  if [ -n "${4:-}" ]; then awk -v a="$r" -v b="$4" 'BEGIN { printf "  ratio %.2f", a/b }'; fi
+  echo
+}
+
+echo "== ${CONNECTIONS} keep-alive connections, ${DURATION}s each, wrk -t${THREADS} =="
+
+start bare "$BIN/bare-server"; BARE_PID=$PID; BARE_PORT=$PORT
+load bare "http://127.0.0.1:$BARE_PORT/items/500" "$CONNECTIONS" "$DURATION"
+BARE_RPS="$(rps bare)"
+report bare "bare SwiftNIO server" "$(rss_mb "$BARE_PID")"
+
+for size in 1k 100k; do
+  start "replay$size" "$BIN/tapedeck" replay "$WORK/c$size.json"
+  load "replay$size" "http://127.0.0.1:$PORT/items/500" "$CONNECTIONS" "$DURATION"
+  report "replay$size" "tapedeck replay, $size interactions" "$(rss_mb "$PID")" "$BARE_RPS"
+  echo "    cassette on disk: $(du -m "$WORK/c$size.json" | cut -f1) MB; goal: RSS < 3 x size + 50 MB"
+  stop "$PID"
+done
+
+start record "$BIN/tapedeck" record "$WORK/recorded.json" --target "http://127.0.0.1:$BARE_PORT"
+RECORD_PID=$PID; RECORD_PORT=$PORT
+load record "http://127.0.0.1:$RECORD_PORT/items/500" "$CONNECTIONS" "$DURATION"
+report record "tapedeck record --target (64 conn)" "$(rss_mb "$RECORD_PID")" "$BARE_RPS"
+
+echo "== one connection, ${DURATION}s: median latency added by the recording proxy =="
+load bare1 "http://127.0.0.1:$BARE_PORT/items/1" 1 "$DURATION"
+load record1 "http://127.0.0.1:$RECORD_PORT/items/1" 1 "$DURATION"
+report bare1 "bare SwiftNIO server (1 conn)" "$(rss_mb "$BARE_PID")"
+report record1 "tapedeck record (1 conn)" "$(rss_mb "$RECORD_PID")" "$(rps bare1)"
+BARE_P50="$(ms "$(pct bare1 50%)")"; RECORD_P50="$(ms "$(pct record1 50%)")"
+awk -v a="$RECORD_P50" -v b="$BARE_P50" 'BEGIN { printf "median latency added: %.3f ms (goal < 0.5 ms)\n", a-b }'
+stop "$RECORD_PID"
+echo "recorded interactions: $(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['interactions']))" "$WORK/recorded.json")"
+stop "$BARE_PID"
