@@ -174,3 +174,46 @@ extension CassetteCodecTests {
         }
     }
 }
+
+@Suite("Large cassettes")
+struct LargeCassetteTests {
+    func largeCassette(count: Int) -> Cassette {
+        cassette((0..<count).map { number in
+            interaction(request("GET", "https://api.example.test/items/\(number)?n=\(number)",
+                                headers: ["Accept": "application/json"]),
+                        body: #"{"id":\#(number),"text":"\#(String(repeating: "x", count: 200))"}"#,
+                        timing: Timing(firstByteMs: 1, totalMs: 2))
+        })
+    }
+
+    @Test("a cassette above the parallel threshold decodes to the same interactions, in order")
+    func parallelDecodeMatchesSequential() throws {
+        let original = largeCassette(count: 12_000)
+        let bytes = try CassetteCodec().encode(original).bytes
+        #expect(bytes.count > InteractionSlices.parallelThreshold)
+        let makeDecoder: @Sendable () -> JSONDecoder = { JSONDecoder() }
+        let sliced = InteractionSlices.decode(bytes, configure: makeDecoder)
+        #expect(sliced == original)
+        #expect(try CassetteCodec().decode(bytes) == original)
+    }
+
+    @Test("an error deep in a large cassette still names the exact place")
+    func errorPlaceInLargeCassette() throws {
+        let bytes = try CassetteCodec().encode(largeCassette(count: 12_000)).bytes
+        var text = String(decoding: bytes, as: UTF8.self)
+        let target = text.range(of: "\"status\" : 200", range: text.range(of: "items/11000?")!.upperBound ..< text.endIndex)!
+        text.replaceSubrange(target, with: "\"status\" : \"200\"")
+        let error = try #require(throws: CassetteError.self) { try CassetteCodec().decode(Data(text.utf8)) }
+        guard case let .content(path, _) = error.kind else { Issue.record("\(error)"); return }
+        #expect(path == "interactions[11000].response.status")
+    }
+
+    @Test("the index of a large cassette finds every interaction")
+    func largeIndex() {
+        let large = largeCassette(count: 20_000)
+        let matcher = Matcher(interactions: large.interactions)
+        for number in [0, 8191, 8192, 19_999] {
+            #expect(matcher.matches(request("GET", "/items/\(number)?n=\(number)")) == [number])
+        }
+    }
+}

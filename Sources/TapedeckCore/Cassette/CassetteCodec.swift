@@ -27,10 +27,15 @@ public struct CassetteCodec: Sendable {
 
     /// Parses cassette bytes; `file` names the cassette in errors and locates its side files.
     public func decode(_ data: Data, file: URL? = nil) throws(CassetteError) -> Cassette {
-        let decoder = JSONDecoder()
-        decoder.userInfo[.tapedeckSideFiles] = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
+        let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
+        let makeDecoder: @Sendable () -> JSONDecoder = {
+            let decoder = JSONDecoder()
+            decoder.userInfo[.tapedeckSideFiles] = sideFiles
+            return decoder
+        }
+        if let cassette = InteractionSlices.decode(data, configure: makeDecoder) { return cassette }
         do {
-            return try decoder.decode(Cassette.self, from: data)
+            return try makeDecoder().decode(Cassette.self, from: data)
         } catch var error as CassetteError {
             error.file = file?.path
             throw error

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Finds the recorded interactions a request matches.
 ///
@@ -14,21 +15,32 @@ public struct Matcher: Sendable {
     /// Indexes recorded interactions under the options.
     public init(interactions: [Interaction], options: MatchOptions = .default) {
         normalizer = RequestNormalizer(options: options, recorded: interactions)
-        var keys: [RequestKey] = []
-        var origins: [RequestTarget?] = []
+        let targets = interactions.map { $0.request.target }
+        let keys = Self.keys(for: interactions, targets: targets, normalizer: normalizer)
         var index: [RequestKey: [Int]] = [:]
-        keys.reserveCapacity(interactions.count)
-        origins.reserveCapacity(interactions.count)
-        for (position, interaction) in interactions.enumerated() {
-            let target = interaction.request.target
-            let key = normalizer.key(for: interaction.request, target: target)
-            keys.append(key)
-            origins.append(target.namesHost ? target : nil)
-            index[key, default: []].append(position)
-        }
+        index.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() { index[key, default: []].append(position) }
+        let origins = targets.map { $0.namesHost ? $0 : nil }
         self.keys = keys
         self.origins = origins
         self.index = index
+    }
+
+    /// Reduces every recorded request to its key, on all cores for a large cassette.
+    private static func keys(for interactions: [Interaction], targets: [RequestTarget],
+                             normalizer: RequestNormalizer) -> [RequestKey] {
+        let sliceSize = 8192
+        guard interactions.count > sliceSize, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            return zip(interactions, targets).map { normalizer.key(for: $0.request, target: $1) }
+        }
+        let sliceCount = (interactions.count + sliceSize - 1) / sliceSize
+        let slices = Mutex<[[RequestKey]]>(Array(repeating: [], count: sliceCount))
+        DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
+            let range = slice * sliceSize ..< min((slice + 1) * sliceSize, interactions.count)
+            let keys = range.map { normalizer.key(for: interactions[$0].request, target: targets[$0]) }
+            slices.withLock { $0[slice] = keys }
+        }
+        return slices.withLock { $0.flatMap { $0 } }
     }
 
     /// The options in force.
