@@ -113,6 +113,8 @@ let package = Package(
             path: "Examples/APIClient/Tests",
             resources: [.copy("cassettes")]
         ),
+        // What several test targets share: the example upstream launcher.
+        .target(name: "TapedeckTestSupport", path: "Tests/TapedeckTestSupport"),
         .testTarget(
             name: "TapedeckCoreTests",
             dependencies: [
@@ -120,10 +122,11 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "TapedeckTests", dependencies: ["Tapedeck"]),
-        .testTarget(name: "TapedeckTestingTests", dependencies: ["TapedeckTesting"]),
-        .testTarget(name: "TapedeckOpenAPITests", dependencies: ["TapedeckOpenAPI"]),
-        .testTarget(name: "TapedeckToolingTests", dependencies: ["TapedeckTooling"], exclude: ["Fixtures"]),
+        .testTarget(name: "TapedeckTests", dependencies: ["Tapedeck", "TapedeckTestSupport"]),
+        .testTarget(name: "TapedeckTestingTests", dependencies: ["TapedeckTesting", "TapedeckTestSupport"]),
+        .testTarget(name: "TapedeckOpenAPITests", dependencies: ["TapedeckOpenAPI", "TapedeckTestSupport"]),
+        .testTarget(
+            name: "TapedeckToolingTests", dependencies: ["TapedeckTooling", "TapedeckTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "TapedeckServerTests",
             dependencies: [

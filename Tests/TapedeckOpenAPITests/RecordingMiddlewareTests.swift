@@ -3,12 +3,13 @@ import HTTPTypes
 import OpenAPIRuntime
 import Tapedeck
 import TapedeckOpenAPI
+import TapedeckTestSupport
 import Testing
 
 /// The OpenAPI `ClientMiddleware` recording through the next transport.
 @Suite struct RecordingMiddlewareTests {
     @Test func recordsThroughTheTransportThenReplaysWithoutIt() async throws {
-        let upstream = try OpenAPIUpstream()
+        let upstream = try ExampleUpstream()
         defer { upstream.stop() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-openapi-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }

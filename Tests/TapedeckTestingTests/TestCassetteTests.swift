@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Tapedeck
 import TapedeckTesting
+import TapedeckTestSupport
 import Testing
 
 /// Opening, recording and checking one test's cassette, with the environment injected.
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func tapedeckModeRecordReRecordsWithoutCodeChanges() async throws {
-        let upstream = try TestingUpstream()
+        let upstream = try ExampleUpstream()
         defer { upstream.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

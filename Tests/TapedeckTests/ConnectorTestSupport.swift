@@ -51,46 +51,25 @@ struct RealClock: Clock {
     }
 }
 
-/// `scripts/example_upstream.py` running on a free loopback port, stopped on `stop()`.
-final class ExampleUpstream: Sendable {
-    let process: Process
-    /// `http://127.0.0.1:PORT`.
-    let baseURL: String
+/// A clock whose sleeps last until cancelled, and which says when one has begun: lets a test
+/// cancel a request while it is certainly waiting, without asserting on wall time.
+final class BlockingClock: Clock, Sendable {
+    private let started = Mutex(0)
+    private let base = ContinuousClock()
 
-    init() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", repositoryRoot.appendingPathComponent("scripts/example_upstream.py").path, "--port", "0"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let range = text.range(of: "http://127.0.0.1:") else {
-            process.terminate()
-            throw UpstreamError(output: text)
-        }
-        self.process = process
-        self.baseURL = "http://127.0.0.1:" + text[range.upperBound...].prefix { $0.isNumber }
+    var now: ContinuousClock.Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+    /// How many sleeps have begun.
+    var sleepsStarted: Int { started.withLock { $0 } }
+
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+        started.withLock { $0 += 1 }
+        try await base.sleep(until: base.now.advanced(by: .seconds(3600)), tolerance: nil)
     }
 
-    /// The port, from the base URL.
-    var authority: String { String(baseURL.dropFirst("http://".count)) }
-
-    /// Stops the server at once (SIGKILL: a test process may hand its children a blocked SIGTERM).
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
-    }
-
-    struct UpstreamError: Error, CustomStringConvertible {
-        let output: String
-        var description: String { "the example upstream did not start: \(output)" }
+    /// Waits (polling, at most `limit`) until a sleep has begun.
+    func waitForSleep(limit: Duration = .seconds(60)) async throws {
+        let deadline = base.now.advanced(by: limit)
+        while sleepsStarted == 0, base.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Tapedeck
+import TapedeckTestSupport
 import Testing
 
 @Suite("RecordingConnector: recording in process through URLSession", .serialized)

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TapedeckTestSupport
 import Testing
 import TapedeckCore
 @testable import TapedeckTooling
