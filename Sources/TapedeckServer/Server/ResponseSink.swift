@@ -130,9 +130,6 @@ public struct ResponseSink: Sendable {
     public func abort() {
         onLoop { _, context in context.close(promise: nil) }
     }
-
-    /// Turns a duration into NIO's time amount.
-    static func amount(_ duration: Duration) -> TimeAmount { TimeAmount(duration) }
 }
 
 extension TimeAmount {
