@@ -49,7 +49,8 @@ stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 # load NAME URL CONNECTIONS SECONDS: runs wrk and keeps its output in $WORK/NAME.wrk
 load() {
-  wrk -t"$THREADS" -c"$3" -d"$4"s --latency "$2" >"$WORK/$1.wrk"
+  local threads=$(( $3 < THREADS ? $3 : THREADS ))
+  wrk -t"$threads" -c"$3" -d"$4"s --latency "$2" >"$WORK/$1.wrk"
 }
 
 rps() { awk '/Requests\/sec/ {print $2}' "$WORK/$1.wrk"; }

@@ -95,6 +95,27 @@ import Testing
         }
     }
 
+    @Test func otherBodiesMatchByteForByte() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(#"""
+        {"version": 1, "interactions": [{"request": {"method": "PUT", "url": "http://h.test/blob",
+            "headers": {"Content-Type": ["application/octet-stream"]}, "body": {"base64": "AAEC/w=="}},
+          "response": {"status": 204}}]}
+        """#, named: "blob.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let octets = [("Content-Type", "application/octet-stream")]
+                let same = try await Clients.send(client, .PUT, harness.base + "/blob", headers: octets, body: Data([0, 1, 2, 255]))
+                #expect(same.status == 204)
+                let other = try await Clients.send(client, .PUT, harness.base + "/blob", headers: octets, body: Data([0, 1, 2, 254]))
+                #expect(other.status == 599)
+                let diagnosis = try JSONDecoder().decode(MatchDiagnosis.self, from: other.body)
+                #expect(diagnosis.nearest.first?.failedRules == ["body"])
+            }
+        }
+    }
+
     @Test func ignoredQueryParameterAndJSONPathAreSkipped() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -98,7 +98,7 @@ public final class RecordResponder: Responder {
         }
         switch recorder.route(cassetteRequest, session: session) {
         case .replay(let playback):
-            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+            journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session.isEmpty ? nil : session, outcome: .played,
                                         cassette: playback.cassette, index: playback.index))
             do {
@@ -107,7 +107,7 @@ public final class RecordResponder: Responder {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
             }
         case .unmatched(let diagnosis):
-            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+            journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session.isEmpty ? nil : session, outcome: .unmatched))
             unmatched.append(diagnosis)
             sink.send(status: unmatchedStatus,
@@ -139,7 +139,7 @@ public final class RecordResponder: Responder {
             guard let interaction = await exchange.run(), record else { return }
             do {
                 try recorder.record(interaction)
-                journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+                journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                             session: nil, outcome: .recorded))
             } catch {
                 onSaveError("cannot record \(cassetteRequest.method) \(cassetteRequest.url): \(error)")

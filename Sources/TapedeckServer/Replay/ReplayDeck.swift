@@ -9,12 +9,21 @@ public final class ReplayDeck: Sendable {
     /// Prepares named cassettes under playback options.
     public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions) throws(ReplayLoadError) {
         var prepared: [String: [PreparedResponse]] = [:]
+        // Identical recorded answers share one prepared response: encoded once, stored once.
+        var shared: [PreparationKey: PreparedResponse] = [:]
         for (name, cassette) in cassettes where prepared[name] == nil {
             var responses: [PreparedResponse] = []
             responses.reserveCapacity(cassette.interactions.count)
             for (index, interaction) in cassette.interactions.enumerated() {
+                let key = PreparationKey(interaction)
+                if let existing = shared[key] {
+                    responses.append(existing)
+                    continue
+                }
                 do {
-                    responses.append(try PreparedResponse(interaction))
+                    let response = try PreparedResponse(interaction)
+                    shared[key] = response
+                    responses.append(response)
                 } catch {
                     throw ReplayLoadError(file: name, message: "interactions[\(index)].response.body: \(error)")
                 }
@@ -28,6 +37,19 @@ public final class ReplayDeck: Sendable {
     /// The wire form of a played interaction.
     public func response(for playback: Playback) -> PreparedResponse? {
         prepared[playback.cassette]?[playback.index]
+    }
+}
+
+/// What a prepared response depends on: two interactions with equal keys are sent identically.
+private struct PreparationKey: Hashable {
+    let response: CassetteResponse
+    let chunks: [StreamChunk]?
+    let keepsLength: Bool
+
+    init(_ interaction: Interaction) {
+        response = interaction.response
+        chunks = interaction.chunks
+        keepsLength = interaction.request.method == "HEAD"
     }
 }
 

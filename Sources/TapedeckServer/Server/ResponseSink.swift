@@ -50,6 +50,14 @@ public struct ResponseSink: Sendable {
     public func send(_ response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
         delayObserver?(delay)
         let isHead = isHead
+        if delay.head <= .zero && delay.total <= .zero && response.chunks == nil && eventLoop.inEventLoop {
+            // The common case: no latency, on the connection's own loop; write at once.
+            let (handler, context) = (self.handler.value, self.context.value)
+            handler.writeHead(response.head, context: context)
+            if !isHead && response.body.readableBytes > 0 { handler.writeBody(response.body, context: context) }
+            handler.writeEnd(context: context, promise: nil)
+            return
+        }
         onLoop { handler, context in
             let bound = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
             func at(_ offset: Duration, _ work: @escaping @Sendable () -> Void) {
@@ -122,9 +130,6 @@ public struct ResponseSink: Sendable {
     public func abort() {
         onLoop { _, context in context.close(promise: nil) }
     }
-
-    /// Turns a duration into NIO's time amount.
-    static func amount(_ duration: Duration) -> TimeAmount { TimeAmount(duration) }
 }
 
 extension TimeAmount {
