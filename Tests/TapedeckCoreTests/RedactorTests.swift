@@ -40,6 +40,21 @@ struct RedactorTests {
         #expect(!responseText.contains("abc") && !responseText.contains("def"))
     }
 
+    @Test("a key written with JSON escapes is still found and redacted")
+    func escapedKey() throws {
+        let json: HeaderList = ["Content-Type": "application/json"]
+        let recorded = interaction(request("POST", "/login", headers: json, body: #"{"pass\u0077ord": "hunter2", "user": "a"}"#))
+        let redacted = redactor.redact(recorded).0
+        #expect(JSONValue(parsing: redacted.request.body.data) == JSONValue(parsing: Data(#"{"password": "<redacted>", "user": "a"}"#.utf8)))
+    }
+
+    @Test("a JSON body naming no redacted key is left byte for byte")
+    func untouchedJSON() {
+        let json: HeaderList = ["Content-Type": "application/json"]
+        let recorded = interaction(request("POST", "/items", headers: json, body: "{ \"name\" : \"a\",\n  \"passwords_count\": 2 }"))
+        #expect(redactor.redact(recorded).0 == recorded)
+    }
+
     @Test("form bodies use the query parameter rules")
     func formBody() {
         let recorded = interaction(request("POST", "/login", headers: ["Content-Type": "application/x-www-form-urlencoded"],

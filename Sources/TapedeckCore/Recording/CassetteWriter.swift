@@ -1,11 +1,13 @@
 import Foundation
 import Synchronization
 
-/// Saves a growing cassette durably: each interaction is encoded once, saves are coalesced
-/// (at most one per `flushDelay`), and every save replaces the file atomically.
+/// Saves a growing cassette durably: each interaction is encoded once, saves are coalesced,
+/// and every save replaces the file atomically.
 ///
 /// The cost of recording N interactions is linear in N: no interaction is encoded twice,
-/// and the number of saves is bounded by time, not by the number of interactions.
+/// and saves are spaced by at least four times as long as the last one took (between
+/// `flushDelay` and ``longestDelay``), so saving never takes more than a fifth of the time
+/// however large the cassette grows, and the file is never more than a second behind.
 final class CassetteWriter: Sendable {
     private struct State {
         var meta: CassetteMeta
@@ -15,7 +17,11 @@ final class CassetteWriter: Sendable {
         var scheduled = false
         var lastError: CassetteError?
         var saves = 0
+        var lastSaveDuration: Duration = .zero
     }
+
+    /// The longest a recorded interaction waits before its save starts.
+    static let longestDelay: Duration = .milliseconds(800)
 
     let file: URL
     private let codec: CassetteCodec
@@ -39,15 +45,16 @@ final class CassetteWriter: Sendable {
     /// Appends an interaction and schedules a save within `flushDelay`.
     func append(_ interaction: Interaction) throws(CassetteError) {
         let fragment = try codec.encodeFragment(interaction, sideFiles: sideFiles, file: file)
-        let mustSchedule = state.withLock { state in
+        let delay = state.withLock { state -> Duration? in
             state.interactions.append(interaction)
             state.fragments.append(fragment)
             state.dirty = true
             defer { state.scheduled = true }
-            return !state.scheduled
+            guard !state.scheduled else { return nil }
+            return min(max(flushDelay, state.lastSaveDuration * 4), max(flushDelay, Self.longestDelay))
         }
-        if mustSchedule {
-            let nanoseconds = flushDelay.components.seconds * 1_000_000_000 + flushDelay.components.attoseconds / 1_000_000_000
+        if let delay {
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
             queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in _ = saveNow() }
         }
     }
@@ -72,6 +79,7 @@ final class CassetteWriter: Sendable {
             return (state.meta, state.interactions, state.fragments)
         }
         guard let (meta, interactions, cached) = snapshot else { return state.withLock { $0.lastError } }
+        let started = ContinuousClock.now
         do throws(CassetteError) {
             var fragments: [Data] = []
             fragments.reserveCapacity(cached.count)
@@ -88,6 +96,7 @@ final class CassetteWriter: Sendable {
                 for position in fragments.indices where state.fragments[position] == nil { state.fragments[position] = fragments[position] }
                 state.lastError = nil
                 state.saves += 1
+                state.lastSaveDuration = started.duration(to: .now)
             }
             return nil
         } catch {

@@ -29,6 +29,18 @@ public struct Redactor: Sendable {
         return (result, changes)
     }
 
+    /// Whether a JSON body may hold a member one of the paths ends in: a cheap byte search
+    /// that spares parsing bodies with no such key. Escaped text (`\u`) is always parsed.
+    private func mayName(_ data: Data, anyOf paths: [JSONPath]) -> Bool {
+        if data.range(of: Data("\\u".utf8)) != nil { return true }
+        return paths.contains { path in
+            switch path.segments.last {
+            case .key(let name), .descendant(let name): return data.range(of: Data("\"\(name)\"".utf8)) != nil
+            default: return true
+            }
+        }
+    }
+
     private func redactHeaders(_ headers: HeaderList, names: Set<String>, side: String,
                                changes: inout [String]) -> HeaderList {
         var copy = headers
@@ -55,7 +67,8 @@ public struct Redactor: Sendable {
         guard !body.isEmpty else { return body }
         switch BodyKind(contentType: contentType) {
         case .json:
-            guard !rules.jsonPaths.isEmpty, var value = JSONValue(parsing: body.data) else { return body }
+            guard !rules.jsonPaths.isEmpty, mayName(body.data, anyOf: rules.jsonPaths),
+                  var value = JSONValue(parsing: body.data) else { return body }
             var changed: [String] = []
             for path in rules.jsonPaths {
                 value = path.rewriting(value) { old in

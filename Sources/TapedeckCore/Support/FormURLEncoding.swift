@@ -49,7 +49,7 @@ enum FormURLEncoding {
 
     /// Percent-decodes only unreserved characters (RFC 3986 section 2.3), which never change a path's meaning.
     static func normalizePath(_ path: String) -> String {
-        guard path.contains("%") else { return path }
+        guard path.utf8.contains(UInt8(ascii: "%")) else { return path }
         var out = ""
         var index = path.startIndex
         while index < path.endIndex {
