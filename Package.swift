@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "Tapedeck", targets: ["Tapedeck"]),
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .library(name: "TapedeckOpenAPI", targets: ["TapedeckOpenAPI"]),
+        // The servers as a library, for the fuzz package in Fuzz/ (which depends on this one by path).
+        .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
         .executable(name: "tapedeck-bench", targets: ["TapedeckBenchmarks"]),
         .executable(name: "bare-server", targets: ["BareServer"]),
@@ -140,6 +142,17 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Load, faults, hostile input and safe defaults; the heavy load tests run only with TAPEDECK_HARDENING=1.
+        .testTarget(
+            name: "TapedeckHardeningTests",
+            dependencies: [
+                "TapedeckServer",
+                "TapedeckCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
     ]

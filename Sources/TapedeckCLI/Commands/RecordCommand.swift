@@ -63,9 +63,16 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Seconds a silent client connection is kept open.")
     var idleTimeout = 60
 
+    @OptionGroup var safety: ServerSafetyOptions
+
     func run() async throws {
-        let configuration = ServerConfiguration(host: host, port: port, maxBodySize: maxBody,
+        var configuration = ServerConfiguration(host: host, port: port, maxBodySize: maxBody,
                                                 idleTimeout: .seconds(Int64(max(1, idleTimeout))))
+        do { try safety.apply(to: &configuration) } catch {
+            FileHandle.standardError.write(Data("tapedeck record: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        ServerSafetyOptions.warnIfExposed(host: host, command: "record")
         let responder: RecordResponder
         do {
             guard let recordMode = RecordMode(parsing: mode), recordMode != .replay else {

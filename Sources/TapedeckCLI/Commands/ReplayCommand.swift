@@ -65,6 +65,8 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Seconds a silent connection is kept open.")
     var idleTimeout = 60
 
+    @OptionGroup var safety: ServerSafetyOptions
+
     func run() async throws {
         var settings = ReplaySettings()
         settings.latency = latency
@@ -93,9 +95,14 @@ struct ReplayCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("tapedeck replay: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)),
             unmatchedStatus: unmatchedStatus, cassetteDirectory: cassetteDir.map { URL(filePath: $0, directoryHint: .isDirectory) })
+        do { try safety.apply(to: &configuration) } catch {
+            FileHandle.standardError.write(Data("tapedeck replay: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        ServerSafetyOptions.warnIfExposed(host: host, command: "replay")
         let library = configuration.cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) }
         let responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
                                         authority: CertificateAuthority(home: configuration.authorityHome))

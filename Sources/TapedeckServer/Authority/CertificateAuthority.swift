@@ -98,6 +98,7 @@ public final class CertificateAuthority: Sendable {
     private func loadOrCreate() throws -> LoadedAuthority {
         let manager = FileManager.default
         if manager.fileExists(atPath: certificateFile.path) {
+            try KeyFilePermissions.check(keyFile)
             do {
                 let pem = try String(contentsOf: certificateFile, encoding: .utf8)
                 let keyPEM = try String(contentsOf: keyFile, encoding: .utf8)

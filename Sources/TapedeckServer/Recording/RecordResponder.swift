@@ -136,7 +136,11 @@ public final class RecordResponder: Responder {
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
         let exchange = UpstreamExchange(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink)
         inFlight.start { [self] in
-            guard let interaction = await exchange.run(), record else { return }
+            guard let interaction = await exchange.run() else {
+                if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: cassetteRequest.url)) }
+                return
+            }
+            guard record else { return }
             do {
                 try recorder.record(interaction)
                 journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,

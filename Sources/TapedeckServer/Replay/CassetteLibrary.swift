@@ -26,6 +26,7 @@ public final class CassetteLibrary: Sendable {
         guard FileManager.default.fileExists(atPath: file.path) else {
             return .failure(CassetteSelectionError(reason: "no cassette \(name).json in \(directory.path)"))
         }
+        if let reason = CassetteFileGuard.refusal(file: file, directory: directory) { return .failure(CassetteSelectionError(reason: reason)) }
         do {
             let cassette = try codec.load(file)
             let deck = try ReplayDeck(cassettes: [(name, cassette)], options: options)

@@ -63,7 +63,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .receiving(head, body, arrival)
         case (.end, .receiving(let head, let body, let arrival)):
             state = .responding(keepAlive: head.isKeepAlive)
-            let request = IncomingRequest(head: head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            var request = IncomingRequest(head: head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            request.adminEnabled = configuration.adminEnabled
             let sink = ResponseSink(handler: self, context: context, isHead: head.method == .HEAD,
                                     delayObserver: configuration.delayObserver)
             responder.respond(to: request, sink: sink)

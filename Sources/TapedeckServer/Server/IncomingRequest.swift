@@ -13,6 +13,8 @@ public struct IncomingRequest: Sendable {
     public var tunnelOrigin: String?
     /// When the head arrived; replay delays count from here.
     public var arrival: NIODeadline
+    /// Whether the admin API is on (false with `--no-admin`).
+    public var adminEnabled = true
 
     /// The URL as the core sees it: absolute when the sender named the host, origin-form otherwise.
     public var url: String {
@@ -21,7 +23,7 @@ public struct IncomingRequest: Sendable {
     }
 
     /// Whether the request is for the admin API (sent straight to the server, not proxied).
-    public var isAdmin: Bool { tunnelOrigin == nil && head.uri.hasPrefix(AdminEndpoints.prefix) }
+    public var isAdmin: Bool { adminEnabled && tunnelOrigin == nil && head.uri.hasPrefix(AdminEndpoints.prefix) }
 
     /// The core's form of the request, without control headers and hop-by-hop headers.
     public func cassetteRequest() -> CassetteRequest {

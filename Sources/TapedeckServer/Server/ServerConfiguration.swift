@@ -22,6 +22,10 @@ public struct ServerConfiguration: Sendable {
     public var authorityHome: URL
     /// Called with each replay delay as it is scheduled: lets tests check delays without timing them.
     public var delayObserver: (@Sendable (ResponseDelay) -> Void)?
+    /// Credentials every request must carry in `Proxy-Authorization` (`--proxy-auth`), if any.
+    public var proxyCredentials: ProxyCredentials? = nil
+    /// Whether `/__tapedeck/` is the admin API; when false such requests are served like any other (`--no-admin`).
+    public var adminEnabled = true
 
     /// Creates a configuration with the documented defaults.
     public init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,

@@ -24,6 +24,9 @@ enum ServerPipeline {
             position: .last, withPipeliningAssistance: true, withServerUpgrade: nil, withErrorHandling: false,
             withOutboundHeaderValidation: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
         try operations.addHandler(ProtocolErrorHandler())
+        if origin == nil, let credentials = configuration.proxyCredentials {
+            try operations.addHandler(ProxyAuthenticationHandler(credentials: credentials))
+        }
         try operations.addHandler(ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin))
     }
 
@@ -52,6 +55,7 @@ enum ServerPipeline {
          try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
          try operations.handler(type: HTTPServerPipelineHandler.self),
          try operations.handler(type: ProtocolErrorHandler.self)]
+            + ((try? operations.handler(type: ProxyAuthenticationHandler.self)).map { [$0] } ?? [])
     }
 
     /// Replaces the HTTP handlers by a byte relay to an upstream connection (passthrough tunnel).

@@ -1,0 +1,16 @@
+/// Whether a bind address keeps the server on this machine (loopback) or exposes it.
+public enum BindAddress {
+    /// True for `localhost`, `127.0.0.0/8` and `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        let lower = host.lowercased()
+        if lower == "localhost" || lower == "::1" || lower == "[::1]" { return true }
+        let parts = lower.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// The warning printed when a server binds beyond loopback, or nil for loopback.
+    public static func warning(host: String, command: String) -> String? {
+        if isLoopback(host) { return nil }
+        return "tapedeck \(command): warning: --host \(host) exposes this server beyond this machine; anyone who can reach it can use it (consider --proxy-auth USER:PASSWORD and --no-admin)"
+    }
+}

@@ -1,0 +1,68 @@
+import NIOCore
+import NIOHTTP1
+
+/// Requires `Proxy-Authorization: Basic` on every request of a connection (`--proxy-auth`):
+/// answers 407 with `Proxy-Authenticate: Basic realm="tapedeck"` otherwise, and removes the
+/// header from requests it lets through, so it is never forwarded nor recorded.
+final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Whether the request being read is passed on or refused.
+    private enum State {
+        /// Requests go through to the exchange handler.
+        case passing
+        /// The current request is refused; its body is dropped until its end.
+        case refusing(keepAlive: Bool)
+    }
+
+    private var state = State.passing
+    private let credentials: ProxyCredentials
+
+    init(credentials: ProxyCredentials) {
+        self.credentials = credentials
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        switch (part, state) {
+        case (.head(var head), .passing):
+            guard credentials.accepts(head.headers.first(name: "Proxy-Authorization")) else {
+                state = .refusing(keepAlive: head.isKeepAlive)
+                return
+            }
+            head.headers.remove(name: "Proxy-Authorization")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+        case (.end, .refusing(let keepAlive)):
+            state = .passing
+            writeRefusal(context: context, keepAlive: keepAlive)
+        case (_, .refusing):
+            break
+        case (_, .passing):
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(data, promise: promise)
+    }
+
+    private func writeRefusal(context: ChannelHandlerContext, keepAlive: Bool) {
+        let reason = "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)\n"
+        var body = context.channel.allocator.buffer(capacity: reason.utf8.count)
+        body.writeString(reason)
+        var headers = HTTPHeaders([("Proxy-Authenticate", "Basic realm=\"tapedeck\""), ("Content-Type", "text/plain; charset=utf-8"),
+                                   ("Content-Length", String(body.readableBytes)), ("Tapedeck-Error", "proxy-auth-required")])
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: .http1_1, status: .proxyAuthenticationRequired, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import TapedeckCore
+
+/// Faults while recording: upstream resets, truncated upstream bodies, a full disk and
+/// kill -9 each leave a valid cassette and a clear log line; nothing acknowledged is lost.
+///
+/// "Acknowledged" means answered to the client and older than the recorder's flush delay
+/// (200 ms): that is when the exchange is on disk.
+@Suite struct RecordingFaultTests {
+    private func get(_ port: Int, _ path: String) async throws -> (status: Int?, ending: RawSocket.Ending, text: String) {
+        let answer = try await RawSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return (answer.data.httpStatus, answer.ending, String(decoding: answer.data, as: UTF8.self))
+    }
+
+    private func paths(in cassette: URL) throws -> [String] {
+        try CassetteCodec().load(cassette).interactions.map { $0.request.target.path }
+    }
+
+    @Test func upstreamResetAndTruncatedBodyAreLoggedAndNotRecorded() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await LocalUpstream.start()
+        let cassette = directory.appending(path: "faults.json")
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let port = try server.waitUntilListening()
+
+        let first = try await get(port, "/before")
+        let reset = try await get(port, "/reset")
+        let truncated = try await get(port, "/truncated")
+        let last = try await get(port, "/after")
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 0)
+        let log = server.stop()
+        await upstream.stop()
+
+        #expect(first.status == 200 && last.status == 200)
+        // The client sees the failure: a 502 or a connection closed before the promised body.
+        #expect(reset.status == 502 || (reset.status == 200 && !reset.text.hasSuffix(String(repeating: "a", count: 100_000))))
+        #expect(truncated.status == 502 || (truncated.status == 200 && truncated.ending != .timedOut))
+        #expect(try paths(in: cassette) == ["/before", "/after"])
+        #expect(log.contains("not recorded: GET \(upstream.base)/reset"))
+        #expect(log.contains("not recorded: GET \(upstream.base)/truncated"))
+        HardeningFixtures.report(scenario: "Upstream resets mid-body, and truncated bodies, while recording",
+                                 amount: "1 reset + 1 truncated among 4 exchanges",
+                                 outcome: "client gets 502 or a cut body; `not recorded: …` logged; cassette valid",
+                                 lost: "nothing (the 2 complete exchanges are saved)")
+    }
+
+    @Test func fullDiskKeepsTheLastValidCassetteAndSavesEverythingWhenSpaceReturns() async throws {
+        guard let disk = try SmallFilesystem.mount(kilobytes: 256) else {
+            // No mount here: a cassette whose parent is a file cannot be written at all; the server says so and stays up.
+            try await cassetteUnderAFileIsReportedAndTheServerStaysUp()
+            return
+        }
+        defer { disk.unmount() }
+        let upstream = try await LocalUpstream.start()
+        let cassette = disk.directory.appending(path: "full.json")
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let port = try server.waitUntilListening()
+
+        for number in 0..<3 { #expect(try await get(port, "/saved/\(number)").status == 200) }
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(try paths(in: cassette).count == 3)
+
+        let filler = disk.fill()
+        for number in 0..<3 { #expect(try await get(port, "/pending/\(number)").status == 200) }
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(server.standardErrorSoFar().contains("cannot save"))
+        #expect(try paths(in: cassette) == ["/saved/0", "/saved/1", "/saved/2"], "the cassette on disk stays the last valid one")
+
+        try FileManager.default.removeItem(at: filler)
+        #expect(try await get(port, "/after-space").status == 200)
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(try paths(in: cassette).count == 7, "everything answered while the disk was full is saved once space returns")
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 0)
+        let log = server.stop()
+        await upstream.stop()
+        let line = log.split(separator: "\n").first { $0.contains("cannot save") }.map(String.init) ?? ""
+        #expect(line.contains(cassette.lastPathComponent))
+        HardeningFixtures.report(scenario: "Disk full while recording (256 KiB tmpfs filled)", amount: "3 exchanges while full",
+                                 outcome: "`cannot save` logged; the old cassette stays valid; saved when space returns",
+                                 lost: "nothing")
+    }
+
+    /// The fallback of the full-disk test where `mount` is not allowed.
+    private func cassetteUnderAFileIsReportedAndTheServerStaysUp() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "plain-file")
+        try Data("x".utf8).write(to: file)
+        let upstream = try await LocalUpstream.start()
+        let server = try TapedeckProcess(["record", file.appending(path: "c.json").path, "--target", upstream.base, "--port", "0"])
+        let port = try server.waitUntilListening()
+        #expect(try await get(port, "/one").status == 200)
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(try await get(port, "/two").status == 200)
+        server.signal(SIGINT)
+        server.waitForExit()
+        #expect(server.stop().contains("cannot save"))
+        await upstream.stop()
+    }
+
+    @Test func killNineLeavesAValidCassetteWithEverythingAcknowledged() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await LocalUpstream.start()
+        let cassette = directory.appending(path: "killed.json")
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let port = try server.waitUntilListening()
+
+        var acknowledged: [String] = []
+        for number in 0..<30 {
+            let path = "/acknowledged/\(number)"
+            if try await get(port, path).status == 200 { acknowledged.append(path) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        // Keep 20 connections busy recording, and kill -9 in the middle of it.
+        let load = Task {
+            try await LoadGenerator.run(port: port, connections: 20, duration: .seconds(3)) { connection, request in
+                "/in-flight/\(connection)/\(request)"
+            }
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        server.signal(SIGKILL)
+        server.waitForExit()
+        _ = server.stop()
+        let during = try await load.value
+        await upstream.stop()
+
+        #expect(acknowledged.count == 30)
+        let recorded = try paths(in: cassette)
+        #expect(Set(acknowledged).isSubset(of: Set(recorded)))
+        let inFlightSaved = recorded.count - acknowledged.count
+        HardeningFixtures.report(scenario: "kill -9 while recording under load (20 connections)",
+                                 amount: "30 acknowledged + \(during.succeeded) answered in the last 1.5 s",
+                                 outcome: "cassette valid; \(inFlightSaved) of the last exchanges were already saved",
+                                 lost: "nothing acknowledged (only exchanges younger than the 200 ms flush delay)")
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import TapedeckCore
+
+/// Paths, temporary folders and switches the hardening tests share.
+enum HardeningFixtures {
+    /// The package root, found from this file.
+    static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The example cassette of the repository.
+    static let exampleCassette = packageRoot.appending(path: "cassettes/example.json")
+
+    /// Whether the heavy suite (30-second loads, 1,000 connections) runs: `TAPEDECK_HARDENING=1`.
+    static let heavy = ProcessInfo.processInfo.environment["TAPEDECK_HARDENING"] == "1"
+
+    /// Seconds each heavy load lasts (`TAPEDECK_HARDENING_SECONDS`, default 30).
+    static let loadSeconds = Int(ProcessInfo.processInfo.environment["TAPEDECK_HARDENING_SECONDS"] ?? "") ?? 30
+
+    /// A fresh temporary folder; remove it with `FileManager.removeItem` when done.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appending(path: "tapedeck-hardening-\(UUID().uuidString)", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The built `tapedeck` executable.
+    static func tapedeckBinary() throws -> URL {
+        var candidates: [URL] = []
+        if let first = CommandLine.arguments.first { candidates.append(URL(filePath: first).deletingLastPathComponent()) }
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        candidates.append(packageRoot.appending(path: ".build/debug"))
+        for folder in candidates {
+            var directory = folder
+            for _ in 0..<4 {
+                let binary = directory.appending(path: "tapedeck")
+                if FileManager.default.isExecutableFile(atPath: binary.path), !binary.hasDirectoryPath { return binary }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw HardeningError("the tapedeck binary was not found next to the tests; run `swift build` first")
+    }
+
+    /// Prints one figure line the hardening script turns into the README table.
+    static func report(scenario: String, amount: String, outcome: String, lost: String) {
+        print("HARDENING-FIGURE|\(scenario)|\(amount)|\(outcome)|\(lost)")
+    }
+}
+
+/// A test fixture failed; says what.
+struct HardeningError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to 127.0.0.1, for bytes no HTTP client would send.
+final class RawSocket: @unchecked Sendable {
+    private let socket: Int32
+    /// The descriptor, for checks without reading.
+    var socketDescriptor: Int32 { socket }
+
+    /// Connects to a port on 127.0.0.1; reads give up after `timeout` seconds.
+    init(port: Int, timeout: Int = 10) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw HardeningError("socket() failed: errno \(errno)") }
+        var time = timeval(tv_sec: timeout, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(socket); throw HardeningError("connect to 127.0.0.1:\(port) failed: errno \(errno)") }
+    }
+
+    deinit { close(socket) }
+
+    /// Sends text.
+    func send(_ text: String) { send(Data(text.utf8)) }
+
+    /// Sends bytes; stops quietly if the peer has gone.
+    func send(_ data: Data) {
+        data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let sent = Glibc.send(socket, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if sent <= 0 { return }
+                offset += sent
+            }
+        }
+    }
+
+    /// How a read ended.
+    enum Ending: Equatable { case closed, timedOut, reset, satisfied }
+
+    /// Reads (blocking) until the peer closes, the timeout passes, or `done` says enough.
+    func readBlocking(until done: (Data) -> Bool = { _ in false }) -> (data: Data, ending: Ending) {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count == 0 { return (received, .closed) }
+            if count < 0 { return (received, errno == ECONNRESET ? .reset : .timedOut) }
+            received.append(contentsOf: buffer[0..<count])
+            if done(received) { return (received, .satisfied) }
+        }
+    }
+
+    /// Reads on a thread of its own, so the caller's executor is not blocked.
+    func read(until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> (data: Data, ending: Ending) {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.readBlocking(until: done)) }
+        }
+    }
+
+    /// Sends a whole `Connection: close` request and reads until the server closes.
+    static func exchange(port: Int, _ request: String, timeout: Int = 10) async throws -> (data: Data, ending: Ending) {
+        let socket = try RawSocket(port: port, timeout: timeout)
+        socket.send(request)
+        return await socket.read()
+    }
+}
+
+extension Data {
+    /// The status code of the first HTTP response in these bytes, if any.
+    var httpStatus: Int? {
+        guard count >= 12, starts(with: Data("HTTP/1.".utf8)) else { return nil }
+        return Int(String(decoding: self[index(startIndex, offsetBy: 9)..<index(startIndex, offsetBy: 12)], as: UTF8.self))
+    }
+
+    /// How many HTTP responses start in these bytes.
+    var httpResponseCount: Int {
+        var count = 0
+        var start = startIndex
+        let needle = Data("HTTP/1.1 ".utf8)
+        while let range = self.range(of: needle, in: start..<endIndex) {
+            count += 1
+            start = range.upperBound
+        }
+        return count
+    }
+}
+
+extension RawSocket {
+    /// Whether the peer has closed the connection (checked without waiting).
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(socketDescriptor, &byte, 1, Int32(MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the test suite under the thread sanitizer and the address sanitizer, each in its own
+# scratch folder (.build-tsan, .build-asan) so the normal .build is untouched, and reports
+# how long each took. Usage: scripts/sanitizers.sh [thread|address|all] [--filter REGEX]
+#   e.g. scripts/sanitizers.sh thread --filter 'TapedeckServerTests|TapedeckHardeningTests'
+set -uo pipefail
+cd "$(dirname "$0")/.."
+WHICH="${1:-all}"; shift || true
+FILTER=()
+if [ "${1:-}" = "--filter" ]; then FILTER=(--filter "$2"); fi
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+export TAPEDECK_HOME="$WORK/home"
+# Halt on the first report, so a race or a memory error fails the run.
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+export ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 ${ASAN_OPTIONS:-}"
+
+run() {
+  local sanitizer="$1" scratch="$2"
+  local start=$(date +%s)
+  echo "== $sanitizer sanitizer: building in $scratch" >&2
+  if ! swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" >"$WORK/$sanitizer-build.log" 2>&1; then
+    tail -40 "$WORK/$sanitizer-build.log" >&2
+    echo "$sanitizer: BUILD FAILED" ; return 1
+  fi
+  local built=$(date +%s)
+  echo "== $sanitizer sanitizer: testing" >&2
+  # The servers' own subprocess tests need the sanitized tapedeck binary too: it is in the same scratch folder.
+  timeout --kill-after=30 3600 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "${FILTER[@]}" \
+    >"$WORK/$sanitizer-test.log" 2>&1
+  local status=$?
+  local done=$(date +%s)
+  grep -E 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|SUMMARY: |✘' "$WORK/$sanitizer-test.log" | head -40 >&2
+  local summary=$(grep -E 'Test run with' "$WORK/$sanitizer-test.log" | tail -1)
+  if [ "$status" -ne 0 ]; then
+    tail -60 "$WORK/$sanitizer-test.log" >&2
+    echo "$sanitizer: FAILED (status $status) - build $((built - start)) s, tests $((done - built)) s; $summary"
+    return 1
+  fi
+  echo "$sanitizer: passed - build $((built - start)) s, tests $((done - built)) s; $summary"
+}
+
+STATUS=0
+case "$WHICH" in
+  thread) run thread .build-tsan || STATUS=1 ;;
+  address) run address .build-asan || STATUS=1 ;;
+  all) run thread .build-tsan || STATUS=1; run address .build-asan || STATUS=1 ;;
+  *) echo "usage: scripts/sanitizers.sh [thread|address|all] [--filter REGEX]" >&2; exit 2 ;;
+esac
+exit "$STATUS"
