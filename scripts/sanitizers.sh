@@ -3,6 +3,9 @@
 # scratch folder (.build-tsan, .build-asan) so the normal .build is untouched, and reports
 # how long each took. Usage: scripts/sanitizers.sh [thread|address|all] [--filter REGEX]
 #   e.g. scripts/sanitizers.sh thread --filter 'TapedeckServerTests|TapedeckHardeningTests'
+# Known: on Linux, TSan reports "Swift access race" on state guarded by a *contended*
+# Synchronization.Mutex (the futex slow path is invisible to it); scripts/tsan-mutex-probe.swift
+# reproduces this in 12 lines. Set TSAN_OPTIONS=halt_on_error=0 to see every report.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 WHICH="${1:-all}"; shift || true

@@ -46,7 +46,11 @@ public func requestPathFuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt
         channel.embeddedEventLoop.run()
     }
     channel.embeddedEventLoop.advanceTime(by: .seconds(1))
-    while (try? channel.readOutbound(as: ByteBuffer.self)) != nil {}
+    // TAPEDECK_FUZZ_ECHO=1 prints what the server answered, to check a seed by hand.
+    let echo = ProcessInfo.processInfo.environment["TAPEDECK_FUZZ_ECHO"] == "1"
+    while let answer = try? channel.readOutbound(as: ByteBuffer.self) {
+        if echo { print(String(decoding: answer.readableBytesView, as: UTF8.self), terminator: "") }
+    }
     _ = try? channel.finish(acceptAlreadyClosed: true)
     return 0
 }
