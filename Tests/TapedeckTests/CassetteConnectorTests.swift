@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Tapedeck
 import Testing
 
@@ -90,7 +89,7 @@ struct CassetteConnectorTests {
     @Test("the completion-handler form completes once, and cancel() delivers CancellationError")
     func completionAndCancel() async throws {
         let connector = try CassetteConnector(cassette: exampleCassette)
-        let result = Mutex<String?>(nil)
+        let result = Locked<String?>(nil)
         let task = connector.execute(request: get("/plaintext?name=Shawn")) { outcome in
             result.withLock { $0 = (try? outcome.get()).map { String(decoding: $0.1, as: UTF8.self) } }
         }
@@ -100,8 +99,8 @@ struct CassetteConnectorTests {
         let slow = CassetteConnector(cassette: Cassette(interactions: [
             Interaction(request: CassetteRequest(method: "GET", url: "/slow"), response: CassetteResponse(status: 200), delayMs: 60_000),
         ]), clock: RealClock())
-        let cancelled = Mutex<(any Error)?>(nil)
-        let calls = Mutex(0)
+        let cancelled = Locked<(any Error)?>(nil)
+        let calls = Locked(0)
         let pending = slow.execute(request: HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/slow")) { outcome in
             calls.withLock { $0 += 1 }
             if case .failure(let error) = outcome { cancelled.withLock { $0 = error } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Tapedeck
 
 /// The repository root, found from this file's path.
@@ -25,7 +24,7 @@ final class RecordingClock: Clock, Sendable {
         static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let state = Mutex<(now: Duration, sleeps: [Duration])>((.zero, []))
+    private let state = Locked<(now: Duration, sleeps: [Duration])>((.zero, []))
 
     var now: Instant { Instant(offset: state.withLock { $0.now }) }
     var minimumResolution: Duration { .nanoseconds(1) }
@@ -54,7 +53,7 @@ struct RealClock: Clock {
 /// A clock whose sleeps last until cancelled, and which says when one has begun: lets a test
 /// cancel a request while it is certainly waiting, without asserting on wall time.
 final class BlockingClock: Clock, Sendable {
-    private let started = Mutex(0)
+    private let started = Locked(0)
     private let base = ContinuousClock()
 
     var now: ContinuousClock.Instant { base.now }

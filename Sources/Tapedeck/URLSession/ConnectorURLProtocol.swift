@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -19,7 +18,7 @@ import FoundationNetworking
 /// (`httpBody`, or `httpBodyStream` with `uploadTask(withStreamedRequest:)`). Download tasks
 /// and `upload(for:from:)` fail with a typed ``URLProtocolAdapterError`` that names the alternative.
 public final class ConnectorURLProtocol: URLProtocol {
-    private let work = Mutex<Task<Void, Never>?>(nil)
+    private let work = Locked<Task<Void, Never>?>(nil)
 
     /// Serves http and https requests.
     public override class func canInit(with request: URLRequest) -> Bool {
@@ -97,7 +96,7 @@ public final class ConnectorURLProtocol: URLProtocol {
 
 /// Hands the protocol to the task that serves it. URLProtocol is not `Sendable`, but its client
 /// (FoundationNetworking's `_ProtocolClient`) takes calls from any thread and the protocol's
-/// own mutable state is behind a `Mutex`.
+/// own mutable state is behind a `Locked`.
 private struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

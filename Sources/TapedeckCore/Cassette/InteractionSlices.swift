@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Decodes a large cassette on every core: the top-level `interactions` array is cut into
 /// slices of whole interactions with a light structural scan, and each slice is decoded by
@@ -23,7 +22,7 @@ enum InteractionSlices {
 
         let sliceCount = min(layout.elements.count, cores * 4)
         let perSlice = (layout.elements.count + sliceCount - 1) / sliceCount
-        let results = Mutex<[[Interaction]?]>(Array(repeating: nil, count: sliceCount))
+        let results = Locked<[[Interaction]?]>(Array(repeating: nil, count: sliceCount))
         DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
             let first = slice * perSlice
             let last = min(first + perSlice, layout.elements.count) - 1

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 
 /// Large bodies kept beside a cassette as `NAME.bodies/<sha256>.bin`, so cassettes stay small.
 final class SideFiles: Sendable {
@@ -18,7 +17,7 @@ final class SideFiles: Sendable {
     let cassetteName: String
     /// Bodies larger than this many bytes go to a side file when writing.
     let threshold: Int
-    private let pending = Mutex<[Pending]>([])
+    private let pending = Locked<[Pending]>([])
 
     init(cassetteFile: URL?, threshold: Int) {
         directory = cassetteFile?.deletingLastPathComponent()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Finds the recorded interactions a request matches.
 ///
@@ -34,7 +33,7 @@ public struct Matcher: Sendable {
             return zip(interactions, targets).map { normalizer.key(for: $0.request, target: $1) }
         }
         let sliceCount = (interactions.count + sliceSize - 1) / sliceSize
-        let slices = Mutex<[[RequestKey]]>(Array(repeating: [], count: sliceCount))
+        let slices = Locked<[[RequestKey]]>(Array(repeating: [], count: sliceCount))
         DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
             let range = slice * sliceSize ..< min((slice + 1) * sliceSize, interactions.count)
             let keys = range.map { normalizer.key(for: interactions[$0].request, target: targets[$0]) }

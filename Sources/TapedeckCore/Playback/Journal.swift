@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What happened to one request the replay server received: the admin API's journal entry,
 /// and what `tapedeck prune` reads to find interactions never played.
@@ -68,7 +67,7 @@ public final class Journal: Sendable {
 
     /// The most entries kept (default 1,000).
     public let capacity: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a journal keeping at most `capacity` entries.
     public init(capacity: Int = 1000) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Serves recorded interactions: matches a request, picks the first interaction not yet
 /// played in its session, applies the exhaustion policy and computes the delay.
@@ -15,7 +14,7 @@ public final class Player: Sendable {
     private let cassetteNames: [String]
     private let cassetteOfIndex: [Int]
     private let firstIndexOfCassette: [Int]
-    private let playCounts = Mutex<[String: [Int: Int]]>([:])
+    private let playCounts = Locked<[String: [Int: Int]]>([:])
 
     /// Creates a player over one or more named cassettes, searched in order.
     public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions()) {

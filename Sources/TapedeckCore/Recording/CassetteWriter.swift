@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Saves a growing cassette durably: each interaction is encoded once, saves are coalesced,
 /// and every save replaces the file atomically.
@@ -28,7 +27,7 @@ final class CassetteWriter: Sendable {
     private let flushDelay: Duration
     private let onError: @Sendable (CassetteError) -> Void
     private let sideFiles: SideFiles
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let queue = DispatchQueue(label: "tapedeck.cassette-writer")
 
     /// Creates a writer that keeps `existing` interactions first, unchanged and in order.
@@ -39,7 +38,7 @@ final class CassetteWriter: Sendable {
         self.flushDelay = flushDelay
         self.onError = onError
         sideFiles = SideFiles(cassetteFile: file, threshold: codec.sideFileThreshold)
-        state = Mutex(State(meta: meta, interactions: existing, fragments: Array(repeating: nil, count: existing.count)))
+        state = Locked(State(meta: meta, interactions: existing, fragments: Array(repeating: nil, count: existing.count)))
     }
 
     /// Appends an interaction and schedules a save within `flushDelay`.
