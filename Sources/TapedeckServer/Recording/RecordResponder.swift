@@ -134,15 +134,23 @@ public final class RecordResponder: Responder {
     }
 
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
-        let exchange = UpstreamExchange(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink)
-        inFlight.start { [self] in
-            guard let interaction = await exchange.run(), record else { return }
-            do {
-                try recorder.record(interaction)
-                journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
-                                            session: nil, outcome: .recorded))
-            } catch {
-                onSaveError("cannot record \(cassetteRequest.method) \(cassetteRequest.url): \(error)")
+        inFlight.enter()
+        UpstreamExchange.run(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink) { [self] exchange in
+            guard let exchange, record else {
+                inFlight.leave()
+                return
+            }
+            // Building the interaction (copying and decoding the body), redacting and encoding
+            // it are kept off the event loop.
+            Task { [self] in
+                defer { inFlight.leave() }
+                do {
+                    try recorder.record(exchange.interaction())
+                    journal.append(JournalEntry(time: JournalClock.now(), method: exchange.request.method, url: exchange.request.url,
+                                                session: nil, outcome: .recorded))
+                } catch {
+                    onSaveError("cannot record \(exchange.request.method) \(exchange.request.url): \(error)")
+                }
             }
         }
     }

@@ -111,6 +111,37 @@ public struct ResponseSink: Sendable {
         return promise.futureResult
     }
 
+    /// Writes a response head for streaming without waiting: it leaves with the first piece of
+    /// body, or at the end of the event loop's current tick at the latest.
+    public func streamHead(_ head: HTTPResponseHead) {
+        onLoop { handler, context in
+            handler.writeHead(head, context: context)
+            handler.flushSoon(context: context)
+        }
+    }
+
+    /// Writes one piece of a streamed body, sent at the end of the event loop's current tick.
+    /// `written` completes once it is on the socket (or fails when the client went away);
+    /// `ready` completes at once while the connection is writable, else with `written` (backpressure).
+    public func streamBody(_ buffer: ByteBuffer) -> (written: EventLoopFuture<Void>, ready: EventLoopFuture<Void>) {
+        if isHead {
+            let done = eventLoop.makeSucceededVoidFuture()
+            return (done, done)
+        }
+        let promise = eventLoop.makePromise(of: Void.self)
+        if eventLoop.inEventLoop {
+            let (handler, context) = (self.handler.value, self.context.value)
+            handler.writeBody(buffer, context: context, promise: promise)
+            handler.flushSoon(context: context)
+            return (promise.futureResult, context.channel.isWritable ? eventLoop.makeSucceededVoidFuture() : promise.futureResult)
+        }
+        onLoop { handler, context in
+            handler.writeBody(buffer, context: context, promise: promise)
+            handler.flushSoon(context: context)
+        }
+        return (promise.futureResult, promise.futureResult)
+    }
+
     /// Ends the response (streaming); completes when written.
     public func end() -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
