@@ -25,6 +25,8 @@ public final class RecordResponder: Responder {
     private let onSaveError: @Sendable (String) -> Void
     private let inFlight = InFlightExchanges()
     private let upstreamTLS: NIOSSLContext?
+    /// The upstream client's event loops: a connection served by one of them gets its answer without a thread hop.
+    private let clientLoops: [any EventLoop]
 
     /// Opens the cassette and the upstream client; bad settings or a broken cassette throw.
     public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
@@ -32,6 +34,7 @@ public final class RecordResponder: Responder {
         self.settings = settings
         base = try settings.targetBase()
         client = try UpstreamClient.make(trust: settings.trust, timeout: settings.upstreamTimeout, group: group)
+        clientLoops = Array(group.makeIterator())
         upstreamTLS = try? NIOSSLContext(configuration: settings.trust.tlsConfiguration())
         do {
             recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
@@ -135,7 +138,10 @@ public final class RecordResponder: Responder {
 
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
         inFlight.enter()
-        UpstreamExchange.run(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink) { [self] exchange in
+        let loop = sink.eventLoop
+        let preference: HTTPClient.EventLoopPreference = clientLoops.contains { $0 === loop } ? .delegate(on: loop) : .indifferent
+        UpstreamExchange.run(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink,
+                             preference: preference) { [self] exchange in
             guard let exchange, record else {
                 inFlight.leave()
                 return

@@ -5,9 +5,13 @@ import NIOHTTP1
 import Synchronization
 import TapedeckCore
 
-/// One request forwarded upstream on the client connection's own event loop (no thread hops):
-/// the answer is streamed to the client piece by piece as it arrives, timed, and handed to
-/// `finished` as an exchange only if both sides completed.
+/// One request forwarded upstream through AsyncHTTPClient's delegate API, its callbacks run on
+/// the client connection's own event loop (and a pooled upstream connection of that loop when
+/// one is idle), so nothing hops threads: the answer is streamed to the client piece by piece as
+/// it arrives, timed, and handed to `finished` as an exchange only if both sides completed.
+///
+/// `.delegate(on:)`, not `.delegateAndChannel(on:)`: AsyncHTTPClient closes connections opened
+/// for a required event loop once idle, so every request would open a new upstream connection.
 final class UpstreamExchange: HTTPClientResponseDelegate {
     typealias Response = Void
 
@@ -40,8 +44,9 @@ final class UpstreamExchange: HTTPClientResponseDelegate {
 
     /// Forwards a request; `finished` is called exactly once, with the exchange when the client
     /// got the whole answer, nil when anything failed (the client then got 502/504 or a closed connection).
+    /// `preference` is `.delegate(on: sink.eventLoop)` when the client shares the server's event loops.
     static func run(client: HTTPClient, request: IncomingRequest, cassetteRequest: CassetteRequest, sink: ResponseSink,
-                    finished: @escaping @Sendable (FinishedExchange?) -> Void) {
+                    preference: HTTPClient.EventLoopPreference, finished: @escaping @Sendable (FinishedExchange?) -> Void) {
         let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, finished: finished)
         var headers = HTTPHeaders()
         for (name, value) in request.head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
@@ -58,7 +63,7 @@ final class UpstreamExchange: HTTPClientResponseDelegate {
             exchange.fail(error)
             return
         }
-        let task = client.execute(request: upstream, delegate: exchange, eventLoop: .delegate(on: sink.eventLoop))
+        let task = client.execute(request: upstream, delegate: exchange, eventLoop: preference)
         exchange.progress.withLock { $0.task = task }
         task.futureResult.whenFailure { error in exchange.fail(error) }
     }
