@@ -96,4 +96,5 @@ BARE_P50="$(ms "$(pct bare1 50%)")"; RECORD_P50="$(ms "$(pct record1 50%)")"
 awk -v a="$RECORD_P50" -v b="$BARE_P50" 'BEGIN { printf "median latency added: %.3f ms (goal < 0.5 ms)\n", a-b }'
 stop "$RECORD_PID"
 echo "recorded interactions: $(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['interactions']))" "$WORK/recorded.json")"
-stop "$BARE_PID"
+# The bare server keeps the default SIGINT action, which a background job of a script ignores: stop it with TERM.
+kill "$BARE_PID" 2>/dev/null || true; wait "$BARE_PID" 2>/dev/null || true

@@ -103,7 +103,8 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let server: TapedeckServer
         do {
-            server = try await TapedeckServer.start(configuration: configuration, responder: responder)
+            server = try await TapedeckServer.start(configuration: configuration, responder: responder,
+                                                    group: MultiThreadedEventLoopGroup.singleton)
         } catch {
             FileHandle.standardError.write(Data("tapedeck record: cannot listen on \(host):\(port): \(error)\n".utf8))
             try? await responder.shutdown()

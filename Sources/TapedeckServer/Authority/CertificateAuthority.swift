@@ -1,7 +1,7 @@
+import TapedeckCore
 import Crypto
 import Foundation
 import NIOSSL
-import Synchronization
 import SwiftASN1
 import X509
 
@@ -11,7 +11,7 @@ import X509
 public final class CertificateAuthority: Sendable {
     /// The folder holding `ca.pem` and `ca-key.pem`.
     public let home: URL
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
 
     private struct State {
         var loaded: LoadedAuthority?

@@ -1,30 +1,40 @@
-import Synchronization
+import TapedeckCore
 
-/// The forwarding tasks still running, so shutdown can wait for them before the final save.
+/// Counts the forwarded exchanges not yet finished or recorded, so shutdown can wait for them
+/// before the final save.
 final class InFlightExchanges: Sendable {
     private struct State {
-        var next = 0
-        var tasks: [Int: Task<Void, Never>] = [:]
+        var running = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
-    /// Starts a task and keeps it until it finishes.
-    func start(_ work: @escaping @Sendable () async -> Void) {
-        state.withLock { state in
-            let id = state.next
-            state.next += 1
-            state.tasks[id] = Task { [self] in
-                await work()
-                _ = self.state.withLock { $0.tasks.removeValue(forKey: id) }
-            }
+    /// Counts one exchange as started.
+    func enter() {
+        state.withLock { $0.running += 1 }
+    }
+
+    /// Counts one exchange as done, waking the waiters when none is left.
+    func leave() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running -= 1
+            guard state.running == 0 else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
         }
+        for waiter in waiters { waiter.resume() }
     }
 
-    /// Waits until every task started so far has finished.
+    /// Waits until every exchange started so far has finished.
     func waitForAll() async {
-        while let task = state.withLock({ $0.tasks.values.first }) {
-            await task.value
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                if state.running == 0 { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
         }
     }
 }

@@ -25,6 +25,8 @@ public final class RecordResponder: Responder {
     private let onSaveError: @Sendable (String) -> Void
     private let inFlight = InFlightExchanges()
     private let upstreamTLS: NIOSSLContext?
+    /// The upstream client's event loops: a connection served by one of them gets its answer without a thread hop.
+    private let clientLoops: [any EventLoop]
 
     /// Opens the cassette and the upstream client; bad settings or a broken cassette throw.
     public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
@@ -32,6 +34,7 @@ public final class RecordResponder: Responder {
         self.settings = settings
         base = try settings.targetBase()
         client = try UpstreamClient.make(trust: settings.trust, timeout: settings.upstreamTimeout, group: group)
+        clientLoops = Array(group.makeIterator())
         upstreamTLS = try? NIOSSLContext(configuration: settings.trust.tlsConfiguration())
         do {
             recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
@@ -134,19 +137,31 @@ public final class RecordResponder: Responder {
     }
 
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
-        let exchange = UpstreamExchange(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink)
-        inFlight.start { [self] in
-            guard let interaction = await exchange.run() else {
+        inFlight.enter()
+        let loop = sink.eventLoop
+        let preference: HTTPClient.EventLoopPreference = clientLoops.contains { $0 === loop } ? .delegate(on: loop) : .indifferent
+        UpstreamExchange.run(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink,
+                             preference: preference) { [self] exchange in
+            guard let exchange else {
                 if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: cassetteRequest.url)) }
+                inFlight.leave()
                 return
             }
-            guard record else { return }
-            do {
-                try recorder.record(interaction)
-                journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
-                                            session: nil, outcome: .recorded))
-            } catch {
-                onSaveError("cannot record \(cassetteRequest.method) \(cassetteRequest.url): \(error)")
+            guard record else {
+                inFlight.leave()
+                return
+            }
+            // Building the interaction (copying and decoding the body), redacting and encoding
+            // it are kept off the event loop.
+            Task { [self] in
+                defer { inFlight.leave() }
+                do {
+                    try recorder.record(exchange.interaction())
+                    journal.append(JournalEntry(time: JournalClock.now(), method: exchange.request.method, url: exchange.request.url,
+                                                session: nil, outcome: .recorded))
+                } catch {
+                    onSaveError("cannot record \(exchange.request.method) \(exchange.request.url): \(error)")
+                }
             }
         }
     }

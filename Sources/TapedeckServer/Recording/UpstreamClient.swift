@@ -45,7 +45,7 @@ enum UpstreamClient {
             tlsConfiguration: try trust.tlsConfiguration(),
             redirectConfiguration: .disallow,
             timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: timeout),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64),
+            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128),
             proxy: nil,
             decompression: .disabled)
         configuration.httpVersion = .http1Only

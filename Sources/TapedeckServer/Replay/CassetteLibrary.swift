@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapedeckCore
 
 /// The cassettes `Tapedeck-Cassette: NAME` selects: `NAME.json` under a folder, loaded on first
@@ -9,7 +8,7 @@ public final class CassetteLibrary: Sendable {
     public let directory: URL
     private let options: PlaybackOptions
     private let codec: CassetteCodec
-    private let decks = Mutex<[String: ReplayDeck]>([:])
+    private let decks = Locked<[String: ReplayDeck]>([:])
 
     /// Creates a library over a folder.
     public init(directory: URL, options: PlaybackOptions, codec: CassetteCodec = CassetteCodec()) {

@@ -41,6 +41,8 @@ public final class ReplayResponder: Responder {
 
     /// Loads cassette files and prepares them; a broken one throws naming the file and the place.
     public static func loadDeck(files: [URL], options: PlaybackOptions, codec: CassetteCodec = CassetteCodec()) throws -> ReplayDeck {
+        AllocatorTuning.beforeLoading()
+        defer { AllocatorTuning.afterLoading() }
         var cassettes: [(name: String, cassette: Cassette)] = []
         for file in files { cassettes.append((file.relativePath, try codec.load(file))) }
         return try ReplayDeck(cassettes: cassettes, options: options)

@@ -1,4 +1,3 @@
-import Synchronization
 import TapedeckCore
 
 /// The latest unmatched requests with their diagnoses, bounded, for `GET /__tapedeck/unmatched`.
@@ -12,7 +11,7 @@ public final class UnmatchedLog: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(Document(unmatched: [], dropped: 0))
+    private let state = Locked(Document(unmatched: [], dropped: 0))
 
     /// Creates a log keeping at most `capacity` diagnoses.
     public init(capacity: Int = 100) {

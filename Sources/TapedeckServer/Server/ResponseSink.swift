@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import NIOPosix
 import TapedeckCore
 
 /// Where a responder writes its answer: safe to call from any thread, it hops to the
@@ -89,33 +90,79 @@ public struct ResponseSink: Sendable {
         }
     }
 
+    /// Runs `body` on the connection's event loop with a promise it completes. Called off that
+    /// loop, the future returned belongs to the caller's event loop (when there is one) and fails
+    /// if the connection's loop shut down before running `body`, so no promise is ever left behind.
+    private func onLoop(completing body: @escaping @Sendable (ExchangeHandler, ChannelHandlerContext, EventLoopPromise<Void>) -> Void)
+        -> EventLoopFuture<Void> {
+        if eventLoop.inEventLoop {
+            let promise = eventLoop.makePromise(of: Void.self)
+            body(handler.value, context.value, promise)
+            return promise.futureResult
+        }
+        let callerLoop = MultiThreadedEventLoopGroup.currentEventLoop ?? eventLoop
+        let handover = PromiseHandover(callerLoop.makePromise(of: Void.self))
+        let sink = self
+        eventLoop.execute {
+            let promise = sink.eventLoop.makePromise(of: Void.self)
+            handover.take().map { promise.futureResult.cascade(to: $0) }
+            body(sink.handler.value, sink.context.value, promise)
+        }
+        return handover.future
+    }
+
     /// Writes a response head now (streaming); completes when written.
     public func writeHead(_ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
-        onLoop { handler, context in
+        onLoop { handler, context, promise in
             handler.writeHead(head, context: context)
             context.flush()
             promise.succeed()
         }
-        return promise.futureResult
     }
 
     /// Writes one piece of body now (streaming); completes when written to the socket.
     public func writeBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
         let isHead = isHead
-        onLoop { handler, context in
+        return onLoop { handler, context, promise in
             if isHead { promise.succeed(); return }
             handler.writeBody(buffer, context: context, flush: true, promise: promise)
         }
-        return promise.futureResult
+    }
+
+    /// Writes a response head for streaming without waiting: it leaves with the first piece of
+    /// body, or at the end of the event loop's current tick at the latest.
+    public func streamHead(_ head: HTTPResponseHead) {
+        onLoop { handler, context in
+            handler.writeHead(head, context: context)
+            handler.flushSoon(context: context)
+        }
+    }
+
+    /// Writes one piece of a streamed body, sent at the end of the event loop's current tick.
+    /// `written` completes once it is on the socket (or fails when the client went away);
+    /// `ready` completes at once while the connection is writable, else with `written` (backpressure).
+    public func streamBody(_ buffer: ByteBuffer) -> (written: EventLoopFuture<Void>, ready: EventLoopFuture<Void>) {
+        if isHead {
+            let done = eventLoop.makeSucceededVoidFuture()
+            return (done, done)
+        }
+        if eventLoop.inEventLoop {
+            let (handler, context) = (self.handler.value, self.context.value)
+            let promise = eventLoop.makePromise(of: Void.self)
+            handler.writeBody(buffer, context: context, promise: promise)
+            handler.flushSoon(context: context)
+            return (promise.futureResult, context.channel.isWritable ? eventLoop.makeSucceededVoidFuture() : promise.futureResult)
+        }
+        let written = onLoop { handler, context, promise in
+            handler.writeBody(buffer, context: context, promise: promise)
+            handler.flushSoon(context: context)
+        }
+        return (written, written)
     }
 
     /// Ends the response (streaming); completes when written.
     public func end() -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
-        onLoop { handler, context in handler.writeEnd(context: context, promise: promise) }
-        return promise.futureResult
+        onLoop { handler, context, promise in handler.writeEnd(context: context, promise: promise) }
     }
 
     /// Turns the connection into a byte tunnel to an upstream (a WebSocket upgrade): connects,
@@ -129,6 +176,31 @@ public struct ResponseSink: Sendable {
     /// Gives up on the response and closes the connection (an upstream failed mid-stream).
     public func abort() {
         onLoop { _, context in context.close(promise: nil) }
+    }
+}
+
+/// A promise handed from the caller's event loop to work on another loop: failed when that
+/// work is dropped unrun (its event loop shut down), left to the work once it runs.
+private final class PromiseHandover: Sendable {
+    /// The caller's future.
+    let future: EventLoopFuture<Void>
+    private let promise: Locked<EventLoopPromise<Void>?>
+
+    init(_ promise: EventLoopPromise<Void>) {
+        future = promise.futureResult
+        self.promise = Locked(promise)
+    }
+
+    /// The promise, for the work that completes it; nil when already taken.
+    func take() -> EventLoopPromise<Void>? {
+        promise.withLock { promise in
+            defer { promise = nil }
+            return promise
+        }
+    }
+
+    deinit {
+        take()?.fail(EventLoopError.shutdown)
     }
 }
 

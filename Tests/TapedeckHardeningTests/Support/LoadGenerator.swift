@@ -1,8 +1,8 @@
+import TapedeckCore
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
 
 /// The figures of one load run.
 struct LoadResult: Sendable {
@@ -171,7 +171,7 @@ private final class LoadConnectionHandler: ChannelInboundHandler, @unchecked Sen
 
 /// The figures of all connections, merged under a lock.
 final class LoadTotals: Sendable {
-    private let result = Mutex(LoadResult())
+    private let result = Locked(LoadResult())
 
     /// Reads or changes the figures under the lock.
     func withLock<T>(_ body: (inout LoadResult) -> T) -> T { result.withLock { body(&$0) } }
@@ -179,8 +179,8 @@ final class LoadTotals: Sendable {
 
 /// Samples a process's resident memory once a second until stopped.
 final class MemorySampler: Sendable {
-    private let samples = Mutex<[Int]>([])
-    private let running = Mutex(true)
+    private let samples = Locked<[Int]>([])
+    private let running = Locked(true)
 
     /// Starts sampling `process` on a thread of its own.
     init(_ process: TapedeckProcess) {

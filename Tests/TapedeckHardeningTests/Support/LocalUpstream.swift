@@ -1,7 +1,7 @@
+import TapedeckCore
 import Foundation
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// A real upstream on 127.0.0.1 that the tests start themselves, speaking raw HTTP/1.1 so it
 /// can misbehave: `/reset` resets the connection mid-body, `/truncated` promises more body
@@ -48,7 +48,7 @@ final class LocalUpstream: Sendable {
 
 /// A thread-safe request counter.
 final class Counter: Sendable {
-    let value = Mutex(0)
+    let value = Locked(0)
 }
 
 /// Reads request heads (no bodies) and writes hand-made answers.

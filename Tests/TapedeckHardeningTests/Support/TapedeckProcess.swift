@@ -1,5 +1,5 @@
+import TapedeckCore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +9,7 @@ final class TapedeckProcess: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
-    private let errorText = Mutex(Data())
+    private let errorText = Locked(Data())
     private let errorsDone = DispatchSemaphore(value: 0)
     /// The port from the listening line.
     private(set) var port = 0

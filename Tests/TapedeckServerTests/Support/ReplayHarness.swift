@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TapedeckCore
 import TapedeckServer
 
@@ -50,7 +49,7 @@ struct ReplayHarness {
 
     /// A thread-safe list the delay observer appends to.
     final class Box: Sendable {
-        let storage = Mutex<[ResponseDelay]>([])
+        let storage = Locked<[ResponseDelay]>([])
         func append(_ delay: ResponseDelay) { storage.withLock { $0.append(delay) } }
     }
 }

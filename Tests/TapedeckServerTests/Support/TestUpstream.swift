@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 import SwiftASN1
 import TapedeckCore
 import X509
@@ -18,7 +17,7 @@ final class TestUpstream: Sendable {
     /// `http` or `https`.
     let scheme: String
     /// How many requests it answered.
-    let requests = Mutex(0)
+    let requests = Locked(0)
     private let channel: any Channel
 
     /// The base URL with 127.0.0.1.
