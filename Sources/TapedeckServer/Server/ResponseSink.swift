@@ -175,7 +175,11 @@ public struct ResponseSink: Sendable {
 
     /// Gives up on the response and closes the connection (an upstream failed mid-stream).
     public func abort() {
-        onLoop { _, context in context.close(promise: nil) }
+        onLoop { _, context in
+            // Send what was already written (the head, the body so far) so the client sees a cut body.
+            context.flush()
+            context.close(promise: nil)
+        }
     }
 }
 
