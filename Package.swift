@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 "TapedeckServer",
                 "Tapedeck",
+                "TapedeckTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -150,6 +151,7 @@ let package = Package(
             dependencies: [
                 "TapedeckServer",
                 "TapedeckCore",
+                "TapedeckTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import TapedeckCore
 import Testing
 #if canImport(Glibc)
@@ -28,7 +29,7 @@ import Glibc
         let syntax = try Fixtures.writeCassette("{\"version\": 1,\n  \"interactions\": [\n    {oops}\n]}", named: "syntax.json", in: directory)
         let content = try Fixtures.writeCassette(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/"}, "response": {"status": "x"}}]}"#,
                                                  named: "content.json", in: directory)
-        let binary = try Fixtures.tapedeckBinary()
+        let binary = try TapedeckBinary.locate()
         let first = try await Subprocess.run(executable: binary.path, arguments: ["replay", syntax.path, "--port", "0"])
         #expect(first.status == 2)
         #expect(first.error.contains("syntax.json"))
@@ -43,7 +44,7 @@ import Glibc
     }
 
     @Test func badOptionsExitTwo() async throws {
-        let binary = try Fixtures.tapedeckBinary()
+        let binary = try TapedeckBinary.locate()
         for arguments in [["--latency", "slow"], ["--on-exhausted", "never"], ["--ignore-json-path", "nope["], ["--jitter", "500"]] {
             let result = try await Subprocess.run(executable: binary.path, arguments: ["replay", Fixtures.exampleCassette.path, "--port", "0"] + arguments)
             #expect(result.status == 2, "\(arguments)")
@@ -54,7 +55,7 @@ import Glibc
     @Test func caCommandsCreateAndShowTheAuthority() async throws {
         let home = try Fixtures.temporaryDirectory().appending(path: "nested-home")
         defer { try? FileManager.default.removeItem(at: home.deletingLastPathComponent()) }
-        let binary = try Fixtures.tapedeckBinary()
+        let binary = try TapedeckBinary.locate()
         let environment = ["TAPEDECK_HOME": home.path]
         let created = try await Subprocess.run(executable: binary.path, arguments: ["ca", "init"], environment: environment)
         #expect(created.status == 0)

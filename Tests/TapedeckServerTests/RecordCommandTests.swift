@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TapedeckTestSupport
 import TapedeckCore
 import Testing
 #if canImport(Glibc)
@@ -49,7 +50,13 @@ import Glibc
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(1500))
+        // Kill while recording is under way: once a first save is on disk (however slow a busy
+        // machine is), a little later, in the middle of further exchanges and saves.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !FileManager.default.fileExists(atPath: cassette.path), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(400))
         server.signal(SIGKILL)
         #expect(server.waitForExit() == SIGKILL || server.process.terminationReason == .uncaughtSignal)
         load.cancel()
@@ -66,7 +73,7 @@ import Glibc
     }
 
     @Test func badRecordOptionsExitTwo() async throws {
-        let binary = try Fixtures.tapedeckBinary()
+        let binary = try TapedeckBinary.locate()
         for arguments in [["--mode", "sometimes"], ["--target", "ftp://x"], ["--upstream-ca", "/nonexistent.pem"], ["--redact-json-path", "bad["]] {
             let result = try await Subprocess.run(executable: binary.path, arguments: ["record", "/tmp/unused-\(UUID().uuidString).json", "--port", "0"] + arguments)
             #expect(result.status == 2, "\(arguments)")

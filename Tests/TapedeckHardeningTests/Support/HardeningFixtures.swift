@@ -23,24 +23,6 @@ enum HardeningFixtures {
         return url
     }
 
-    /// The built `tapedeck` executable.
-    static func tapedeckBinary() throws -> URL {
-        var candidates: [URL] = []
-        if let first = CommandLine.arguments.first { candidates.append(URL(filePath: first).deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL)
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(packageRoot.appending(path: ".build/debug"))
-        for folder in candidates {
-            var directory = folder
-            for _ in 0..<4 {
-                let binary = directory.appending(path: "tapedeck")
-                if FileManager.default.isExecutableFile(atPath: binary.path), !binary.hasDirectoryPath { return binary }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw HardeningError("the tapedeck binary was not found next to the tests; run `swift build` first")
-    }
-
     /// Prints one figure line the hardening script turns into the README table.
     static func report(scenario: String, amount: String, outcome: String, lost: String) {
         print("HARDENING-FIGURE|\(scenario)|\(amount)|\(outcome)|\(lost)")

@@ -1,5 +1,6 @@
 import TapedeckCore
 import Foundation
+import TapedeckTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ final class TapedeckProcess: @unchecked Sendable {
 
     /// Starts `tapedeck ARGUMENTS` with extra environment, optionally through `sh -c 'ulimit ...; exec'`.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = try HardeningFixtures.tapedeckBinary()
+        process.executableURL = try TapedeckBinary.locate()
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }

@@ -27,24 +27,6 @@ enum Fixtures {
         return url
     }
 
-    /// The built `tapedeck` executable, next to the test bundle.
-    static func tapedeckBinary() throws -> URL {
-        var candidates: [URL] = []
-        if let first = CommandLine.arguments.first { candidates.append(URL(filePath: first).deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL)
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(packageRoot.appending(path: ".build/debug"))
-        for folder in candidates {
-            var directory = folder
-            for _ in 0..<4 {
-                let binary = directory.appending(path: "tapedeck")
-                if FileManager.default.isExecutableFile(atPath: binary.path), !binary.hasDirectoryPath { return binary }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw FixtureError(message: "the tapedeck binary was not found next to the tests; run `swift build` first")
-    }
-
     /// A two-interaction cassette where the same GET is answered "one" then "two".
     static let counterCassette = #"""
     {"version": 1, "meta": {}, "interactions": [

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ final class ServerProcess {
 
     /// Starts `tapedeck ARGUMENTS` with extra environment.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = try Fixtures.tapedeckBinary()
+        process.executableURL = try TapedeckBinary.locate()
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import Testing
 import TapedeckCore
 
@@ -20,22 +21,6 @@ enum ToolingTestSupport {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-tooling-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
-    }
-
-    /// The `tapedeck` executable built beside this test bundle (`swift test` builds every product).
-    static func tapedeckBinary() throws -> URL {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var folder = executable.deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = folder.appendingPathComponent("tapedeck")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder = folder.deletingLastPathComponent()
-        }
-        let fallback = repository.appendingPathComponent(".build/debug/tapedeck")
-        guard FileManager.default.isExecutableFile(atPath: fallback.path) else {
-            throw TestSupportError("the tapedeck executable was not found beside \(executable.path); run `swift build` first")
-        }
-        return fallback
     }
 
     /// The outcome of a child process.
@@ -71,7 +56,7 @@ enum ToolingTestSupport {
 
     /// Runs `tapedeck` with arguments.
     static func tapedeck(_ arguments: String...) throws -> Outcome {
-        try run(try tapedeckBinary(), arguments)
+        try run(try TapedeckBinary.locate(), arguments)
     }
 
     /// Runs `tapedeck` with the size of any file it writes limited to `bytes` (RLIMIT_FSIZE), so a larger
@@ -80,7 +65,7 @@ enum ToolingTestSupport {
         let launcher = "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]), int(sys.argv[1]))); "
             + "os.execv(sys.argv[2], sys.argv[2:])"
         return try run(URL(fileURLWithPath: "/usr/bin/env"),
-                       ["python3", "-c", launcher, String(bytes), try tapedeckBinary().path] + arguments)
+                       ["python3", "-c", launcher, String(bytes), try TapedeckBinary.locate().path] + arguments)
     }
 
     /// Runs `tapedeck` and kills it with SIGKILL the moment its temporary file for `target` appears,
@@ -90,7 +75,7 @@ enum ToolingTestSupport {
         let prefix = ".\(target.lastPathComponent)."
         for _ in 0..<attempts {
             let process = Process()
-            process.executableURL = try tapedeckBinary()
+            process.executableURL = try TapedeckBinary.locate()
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
