@@ -115,6 +115,8 @@ let package = Package(
             path: "Examples/APIClient/Tests",
             resources: [.copy("cassettes")]
         ),
+        // A URLSession client in a child process, for sending URLSession through the forward proxy.
+        .executableTarget(name: "URLSessionProxyProbe", path: "Tests/URLSessionProxyProbe"),
         // What several test targets share: the example upstream launcher.
         .target(name: "TapedeckTestSupport", path: "Tests/TapedeckTestSupport"),
         .testTarget(

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOSSL
 import TapedeckCore
 import TapedeckServer
+import TapedeckTestSupport
 import Testing
 
 /// The replay server as a forward proxy: absolute-form http and CONNECT with TLS interception.
@@ -32,6 +33,21 @@ import Testing
             #expect(wrongPort.text == "599")
             let untrusted = try await Curl.run(["--proxy", harness.base, "https://secure.example.test/hello?lang=en"])
             #expect(untrusted.status != 0)
+        }
+    }
+
+    @Test func urlSessionReplaysHTTPThroughTheProxy() async throws {
+        let probe = try TapedeckBinary.locate().deletingLastPathComponent().appending(path: "URLSessionProxyProbe")
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let result = try await Subprocess.run(executable: probe.path, arguments: ["http://api.example.test/image.png"],
+                                                  environment: ["http_proxy": harness.base, "no_proxy": ""])
+            let lines = result.text.split(separator: "\n")
+            #expect(result.status == 0, "\(result.error)")
+            #expect(lines.first == "200")
+            let png = try CassetteCodec().load(Fixtures.exampleCassette).interactions[4].response.body.data
+            #expect(lines.count == 2 && Data(base64Encoded: String(lines[1])) == png)
+            let journal = harness.responder.journal.document().entries
+            #expect(journal.last?.url == "http://api.example.test/image.png")
         }
     }
 
