@@ -36,9 +36,7 @@ struct HARImportCommand: ParsableCommand {
             let importer = HARImporter(rules: try redaction.settings.rules())
             let result = try importer.importFile(URL(fileURLWithPath: har))
             result.skipped.forEach { print("\(har): skipped \($0)") }
-            result.changes.forEach { print("\(output): redacted \($0)") }
-            try CassetteFiles().save(result.cassette, to: URL(fileURLWithPath: output))
-            print("\(output): \(result.cassette.interactions.count) interactions imported from \(har)")
+            try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: har)
         } catch {
             throw ToolingFailure.report(error)
         }

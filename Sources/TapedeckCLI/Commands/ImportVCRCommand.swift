@@ -26,9 +26,8 @@ struct ImportVCRCommand: ParsableCommand {
         do throws(ToolingError) {
             let importer = VCRImporter(rules: try redaction.settings.rules())
             let result = try importer.importFile(URL(fileURLWithPath: yaml))
-            result.changes.forEach { print("\(output): redacted \($0)") }
-            try CassetteFiles().save(result.cassette, to: URL(fileURLWithPath: output))
-            print("\(output): \(result.cassette.interactions.count) interactions imported from \(yaml) (\(result.flavor.rawValue))")
+            try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: yaml,
+                                                          detail: " (\(result.flavor.rawValue))")
         } catch {
             throw ToolingFailure.report(error)
         }
