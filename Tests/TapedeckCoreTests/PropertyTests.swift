@@ -52,4 +52,33 @@ struct PropertyTests {
             #expect(Matcher(interactions: [interaction(recorded)]).matches(reordered) == [0])
         }
     }
+
+    @Test("the interaction writer writes exactly what JSONEncoder writes, for any text, numbers and shape")
+    func interactionWriterMatchesJSONEncoder() async {
+        let texts = Self.bytes.map { String(decoding: $0.prefix(40), as: UTF8.self) }.array(of: 6...6)
+        let numbers = Gen<Double>.value(in: -1e7...1e22).array(of: 3...3)
+        let shape = Gen<UInt8>.value(in: 0...255)
+        await propertyCheck(count: 300, input: texts, numbers, Self.bytes, shape) { texts, numbers, body, shape in
+            let headers: HeaderList = [texts[2]: texts[3], "Content-Type": texts[4], "content-type": "a", texts[3]: texts[2]]
+            let value = JSONValue.object(["b": .array([.integer(1), .double(numbers[0]), .string(texts[5])]),
+                                          "a": .object([:]), "c": .array([]), "d": .null, texts[2]: .bool(true)])
+            var json = Body(value.compactData, style: .json)
+            if shape & 1 == 0 { json = Body(Data(body)) }
+            var interaction = Interaction(
+                recordedAt: shape & 2 == 0 ? texts[0] : nil,
+                request: CassetteRequest(method: texts[0], url: texts[1], headers: shape & 4 == 0 ? headers : [:], body: json),
+                response: CassetteResponse(status: 100 + Int(shape) % 500, headers: headers, body: Body(text: texts[4])),
+                timing: shape & 8 == 0 ? Timing(firstByteMs: numbers[0], totalMs: (numbers[1] * 10).rounded() / 10) : nil)
+            if shape & 16 == 0 { interaction.delayMs = numbers[2] }
+            if shape & 32 == 0 {
+                interaction.chunks = shape & 64 == 0 ? [] : [StreamChunk(atMs: numbers[1], data: Data(body)),
+                                                            StreamChunk(atMs: 0, data: Data(texts[5].utf8))]
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let expected = try? encoder.encode(interaction)
+            let written = InteractionWriter.encode(interaction, indent: 0, sideFiles: nil)
+            #expect(written == expected, "\(String(decoding: written, as: UTF8.self))")
+        }
+    }
 }

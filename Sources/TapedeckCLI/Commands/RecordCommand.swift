@@ -92,7 +92,6 @@ struct RecordCommand: AsyncParsableCommand {
                 passthroughHosts: Set(passthroughHost), upstreamTimeout: .seconds(Int64(upstreamTimeout)))
             responder = try RecordResponder(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: configuration.authorityHome),
-                                            group: MultiThreadedEventLoopGroup.singleton,
                                             onError: { message in FileHandle.standardError.write(Data("tapedeck record: \(message)\n".utf8)) })
         } catch {
             FileHandle.standardError.write(Data("tapedeck record: \(error)\n".utf8))

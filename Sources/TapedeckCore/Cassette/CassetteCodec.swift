@@ -52,7 +52,7 @@ public struct CassetteCodec: Sendable {
         var fragments: [Data] = []
         fragments.reserveCapacity(cassette.interactions.count)
         for interaction in cassette.interactions {
-            fragments.append(try encodeFragment(interaction, sideFiles: sideFiles, file: file))
+            fragments.append(encodeFragment(interaction, sideFiles: sideFiles))
         }
         let bytes = try assemble(meta: cassette.meta, fragments: fragments, file: file)
         return EncodedCassette(bytes: bytes, sideFiles: sideFiles.takePending())
@@ -66,12 +66,8 @@ public struct CassetteCodec: Sendable {
     // MARK: Incremental writing
 
     /// One interaction as it stands inside the `interactions` array: pretty, sorted, indented.
-    func encodeFragment(_ interaction: Interaction, sideFiles: SideFiles, file: URL?) throws(CassetteError) -> Data {
-        do {
-            return Self.indented(try Self.prettyEncoder(sideFiles: sideFiles).encode(interaction), by: 4)
-        } catch {
-            throw CassetteError(file: file?.path, kind: .io("cannot encode interaction: \(error)"))
-        }
+    func encodeFragment(_ interaction: Interaction, sideFiles: SideFiles) -> Data {
+        InteractionWriter.encode(interaction, indent: 4, sideFiles: sideFiles)
     }
 
     /// The whole file from already-encoded interaction fragments, in order.

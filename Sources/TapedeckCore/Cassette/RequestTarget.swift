@@ -46,8 +46,24 @@ public struct RequestTarget: Sendable, Hashable {
     /// `scheme://host:port`, for messages; nil for origin-form.
     public var origin: String? {
         guard let scheme, let host, let port else { return nil }
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(shownHost):\(port)"
+        return "\(scheme)://\(Self.urlHost(host)):\(port)"
+    }
+
+    /// `host` or `host:port` as `Host` headers and URLs write it (no default port); nil for origin-form.
+    public var authority: String? {
+        guard let scheme, let host, let port else { return nil }
+        return Self.authority(scheme: scheme, host: host, port: port)
+    }
+
+    /// A host as a URL writes it: an IPv6 address in brackets.
+    public static func urlHost(_ host: String) -> String {
+        host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+    }
+
+    /// `host` or `host:port`, the port left out when it is the scheme's default: a URL's
+    /// authority, and the `Host` header sent to that origin.
+    public static func authority(scheme: String, host: String, port: Int) -> String {
+        port == (scheme == "https" ? 443 : 80) ? urlHost(host) : "\(urlHost(host)):\(port)"
     }
 
     private static func find(_ needle: String, in haystack: Substring.UTF8View) -> String.Index? {

@@ -4,8 +4,8 @@ import Foundation
 /// and every save replaces the file atomically.
 ///
 /// The cost of recording N interactions is linear in N: no interaction is encoded twice,
-/// and saves are spaced by at least four times as long as the last one took (between
-/// `flushDelay` and ``longestDelay``), so saving never takes more than a fifth of the time
+/// and saves are spaced by at least eight times as long as the last one took (between
+/// `flushDelay` and ``longestDelay``), so saving never takes more than a ninth of the time
 /// however large the cassette grows, and the file is never more than a second behind.
 final class CassetteWriter: Sendable {
     private struct State {
@@ -43,14 +43,14 @@ final class CassetteWriter: Sendable {
 
     /// Appends an interaction and schedules a save within `flushDelay`.
     func append(_ interaction: Interaction) throws(CassetteError) {
-        let fragment = try codec.encodeFragment(interaction, sideFiles: sideFiles, file: file)
+        let fragment = codec.encodeFragment(interaction, sideFiles: sideFiles)
         let delay = state.withLock { state -> Duration? in
             state.interactions.append(interaction)
             state.fragments.append(fragment)
             state.dirty = true
             defer { state.scheduled = true }
             guard !state.scheduled else { return nil }
-            return min(max(flushDelay, state.lastSaveDuration * 4), max(flushDelay, Self.longestDelay))
+            return min(max(flushDelay, state.lastSaveDuration * 8), max(flushDelay, Self.longestDelay))
         }
         if let delay {
             let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
@@ -86,7 +86,7 @@ final class CassetteWriter: Sendable {
                 if let fragment {
                     fragments.append(fragment)
                 } else {
-                    fragments.append(try codec.encodeFragment(interactions[position], sideFiles: sideFiles, file: file))
+                    fragments.append(codec.encodeFragment(interactions[position], sideFiles: sideFiles))
                 }
             }
             let bytes = try codec.assemble(meta: meta, fragments: fragments, file: file)

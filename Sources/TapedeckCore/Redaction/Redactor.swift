@@ -7,10 +7,21 @@ public struct Redactor: Sendable {
 
     /// The rules applied.
     public let rules: RedactionRules
+    /// The quoted member names the JSON paths end in, searched for before parsing a body;
+    /// nil when a path ends otherwise, so every JSON body is parsed.
+    private let memberNames: [[UInt8]]?
 
     /// Creates a redactor.
     public init(rules: RedactionRules = .defaults) {
         self.rules = rules
+        var names: [[UInt8]]? = []
+        for path in rules.jsonPaths {
+            switch path.segments.last {
+            case .key(let name), .descendant(let name): names?.append(Array("\"\(name)\"".utf8))
+            default: names = nil
+            }
+        }
+        memberNames = names
     }
 
     /// The interaction with every secret replaced, and a note of each place that changed.
@@ -31,15 +42,27 @@ public struct Redactor: Sendable {
 
     /// Whether a JSON body may hold a member one of the paths ends in: a cheap byte search
     /// that spares parsing bodies with no such key. Escaped text (`\u`) is always parsed.
-    private func mayName(_ data: Data, anyOf paths: [JSONPath]) -> Bool {
-        if data.range(of: Data("\\u".utf8)) != nil { return true }
-        return paths.contains { path in
-            switch path.segments.last {
-            case .key(let name), .descendant(let name): return data.range(of: Data("\"\(name)\"".utf8)) != nil
-            default: return true
-            }
+    private func mayNameAMember(_ data: Data) -> Bool {
+        guard let memberNames else { return true }
+        return data.withUnsafeBytes { body in
+            Self.contains(body, Self.escapeMarker) || memberNames.contains { Self.contains(body, $0) }
         }
     }
+
+    /// Whether `needle` occurs in `haystack`: memchr to each candidate first byte, memcmp for the rest.
+    private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
+        let last = haystack.count - needle.count
+        var offset = 0
+        while offset <= last, let hit = memchr(base + offset, Int32(first), last - offset + 1) {
+            let position = base.distance(to: UnsafeRawPointer(hit))
+            if needle.withUnsafeBytes({ memcmp(base + position, $0.baseAddress!, needle.count) }) == 0 { return true }
+            offset = position + 1
+        }
+        return false
+    }
+
+    private static let escapeMarker = Array("\\u".utf8)
 
     private func redactHeaders(_ headers: HeaderList, names: Set<String>, side: String,
                                changes: inout [String]) -> HeaderList {
@@ -67,7 +90,7 @@ public struct Redactor: Sendable {
         guard !body.isEmpty else { return body }
         switch BodyKind(contentType: contentType) {
         case .json:
-            guard !rules.jsonPaths.isEmpty, mayName(body.data, anyOf: rules.jsonPaths),
+            guard !rules.jsonPaths.isEmpty, mayNameAMember(body.data),
                   var value = JSONValue(parsing: body.data) else { return body }
             var changed: [String] = []
             for path in rules.jsonPaths {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSSL
+import TapedeckCore
 
 /// Looks at the first bytes inside a `CONNECT` tunnel: a TLS ClientHello gets TLS interception
 /// with a leaf certificate for the host, anything else is served as plain HTTP (some clients,
@@ -32,10 +33,8 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
         guard let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self) else { return }
         decided = true
         let isTLS = first == 0x16
-        let shownHost = host.contains(":") ? "[\(host)]" : host
         let scheme = isTLS ? "https" : "http"
-        let defaultPort = isTLS ? 443 : 80
-        let origin = port == defaultPort ? "\(scheme)://\(shownHost)" : "\(scheme)://\(shownHost):\(port)"
+        let origin = "\(scheme)://" + RequestTarget.authority(scheme: scheme, host: host, port: port)
         do {
             try ServerPipeline.addTunnelHandlers(context.pipeline.syncOperations, after: self, tls: isTLS ? sslContext : nil,
                                                  origin: origin, responder: responder, configuration: configuration)

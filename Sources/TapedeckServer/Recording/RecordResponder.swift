@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -6,7 +5,7 @@ import NIOSSL
 import TapedeckCore
 
 /// The recording proxy: serves what the cassette already matches (by mode), forwards the
-/// rest upstream with AsyncHTTPClient, streams the answer back as it arrives, and records
+/// rest upstream (one upstream connection per client connection), streams the answer back as it arrives, and records
 /// the finished exchange through the core's recorder (redacted, durably saved).
 public final class RecordResponder: Responder {
     /// The core recorder holding the cassette.
@@ -19,46 +18,46 @@ public final class RecordResponder: Responder {
     public let authority: CertificateAuthority
     private let settings: RecordSettings
     private let base: (origin: String, prefix: String)?
-    private let client: HTTPClient
+    private let forwarder: UpstreamForwarder
     private let admin: AdminEndpoints
     private let unmatchedStatus: HTTPResponseStatus
     private let onSaveError: @Sendable (String) -> Void
     private let inFlight = InFlightExchanges()
-    private let upstreamTLS: NIOSSLContext?
-    /// The upstream client's event loops: a connection served by one of them gets its answer without a thread hop.
-    private let clientLoops: [any EventLoop]
+    private let recordingQueue: RecordingQueue
 
-    /// Opens the cassette and the upstream client; bad settings or a broken cassette throw.
+    /// Opens the cassette and sets up upstream TLS; bad settings or a broken cassette throw.
     public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
-                group: any EventLoopGroup, onError: @escaping @Sendable (String) -> Void = { _ in }) throws {
+                onError: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.settings = settings
         base = try settings.targetBase()
-        client = try UpstreamClient.make(trust: settings.trust, timeout: settings.upstreamTimeout, group: group)
-        clientLoops = Array(group.makeIterator())
-        upstreamTLS = try? NIOSSLContext(configuration: settings.trust.tlsConfiguration())
-        do {
-            recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
-                                    playback: settings.playback, onSaveError: { error in onError("cannot save: \(error)") })
-        } catch {
-            try? client.syncShutdown()
-            throw error
-        }
+        forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout)
+        recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
+                                playback: settings.playback, onSaveError: { error in onError("cannot save: \(error)") })
         onSaveError = onError
         journal = Journal(capacity: configuration.journalCapacity)
         unmatched = UnmatchedLog()
         self.authority = authority
         unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
+        recordingQueue = RecordingQueue { [recorder, journal, inFlight] exchange in
+            defer { inFlight.leave() }
+            do {
+                try recorder.record(exchange.interaction())
+                journal.append(JournalEntry(time: JournalClock.now(), method: exchange.request.method, url: exchange.request.url,
+                                            session: nil, outcome: .recorded))
+            } catch {
+                onError("cannot record \(exchange.request.method) \(exchange.request.url): \(error)")
+            }
+        }
         admin = AdminEndpoints(
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactions.count) },
             journal: journal, unmatched: unmatched, resetPlayback: {}, authority: authority)
     }
 
-    /// Saves everything recorded and closes the upstream client.
+    /// Waits for the exchanges under way and saves everything recorded.
     public func shutdown() async throws {
         await inFlight.waitForAll()
         try recorder.flush()
-        try await client.shutdown()
     }
 
     public func connectPlan(host: String, port: Int) -> ConnectPlan {
@@ -85,10 +84,8 @@ public final class RecordResponder: Responder {
                       body: ByteBuffer(string: "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL\n"))
             return
         }
-        if cassetteRequest.headers.contains("Host") {
-            let defaultPort = target.scheme == "https" ? 443 : 80
-            let shownHost = host.contains(":") ? "[\(host)]" : host
-            cassetteRequest.headers.set(name: "Host", value: target.port == defaultPort ? shownHost : "\(shownHost):\(target.port ?? defaultPort)")
+        if cassetteRequest.headers.contains("Host"), let authority = target.authority {
+            cassetteRequest.headers.set(name: "Host", value: authority)
         }
         let session = ControlHeaders(request.head.headers).session
         if request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
@@ -133,15 +130,12 @@ public final class RecordResponder: Responder {
         var bytes = ByteBuffer(string: head)
         var body = request.body
         bytes.writeBuffer(&body)
-        sink.tunnel(host: host, port: port, tls: target.scheme == "https" ? upstreamTLS : nil, initialBytes: bytes)
+        sink.tunnel(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil, initialBytes: bytes)
     }
 
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
         inFlight.enter()
-        let loop = sink.eventLoop
-        let preference: HTTPClient.EventLoopPreference = clientLoops.contains { $0 === loop } ? .delegate(on: loop) : .indifferent
-        UpstreamExchange.run(client: client, request: request, cassetteRequest: cassetteRequest, sink: sink,
-                             preference: preference) { [self] exchange in
+        forwarder.forward(request, as: cassetteRequest, sink: sink) { [self] exchange in
             guard let exchange else {
                 if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: cassetteRequest.url)) }
                 inFlight.leave()
@@ -153,16 +147,7 @@ public final class RecordResponder: Responder {
             }
             // Building the interaction (copying and decoding the body), redacting and encoding
             // it are kept off the event loop.
-            Task { [self] in
-                defer { inFlight.leave() }
-                do {
-                    try recorder.record(exchange.interaction())
-                    journal.append(JournalEntry(time: JournalClock.now(), method: exchange.request.method, url: exchange.request.url,
-                                                session: nil, outcome: .recorded))
-                } catch {
-                    onSaveError("cannot record \(exchange.request.method) \(exchange.request.url): \(error)")
-                }
-            }
+            recordingQueue.add(exchange)
         }
     }
 }

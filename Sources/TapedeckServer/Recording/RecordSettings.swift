@@ -40,12 +40,10 @@ public struct RecordSettings: Sendable {
         guard let target else { return nil }
         let parts = RequestTarget(target)
         guard let scheme = parts.scheme, scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
-              parts.query == nil else {
+              let authority = parts.authority, parts.query == nil else {
             throw SettingsError(message: "--target must be an http or https base URL such as https://api.example.com, not \"\(target)\"")
         }
-        let defaultPort = scheme == "https" ? 443 : 80
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        let origin = parts.port == defaultPort ? "\(scheme)://\(shownHost)" : "\(scheme)://\(shownHost):\(parts.port ?? defaultPort)"
+        let origin = "\(scheme)://\(authority)"
         var prefix = parts.path
         while prefix.hasSuffix("/") { prefix.removeLast() }
         return (origin, prefix)

@@ -1,160 +1,177 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// One request forwarded upstream through AsyncHTTPClient's delegate API, its callbacks run on
-/// the client connection's own event loop (and a pooled upstream connection of that loop when
-/// one is idle), so nothing hops threads: the answer is streamed to the client piece by piece as
-/// it arrives, timed, and handed to `finished` as an exchange only if both sides completed.
-///
-/// `.delegate(on:)`, not `.delegateAndChannel(on:)`: AsyncHTTPClient closes connections opened
-/// for a required event loop once idle, so every request would open a new upstream connection.
-final class UpstreamExchange: HTTPClientResponseDelegate {
-    typealias Response = Void
+/// Why a forwarded request got no complete answer.
+enum UpstreamFailure: Error {
+    /// The connection could not be made.
+    case unreachable(any Error)
+    /// The upstream stayed silent longer than the timeout.
+    case timedOut
+    /// The upstream closed the connection before the answer was complete.
+    case closedEarly
+    /// The connection failed (TLS, malformed answer).
+    case broken(any Error)
+}
 
-    /// What arrived from the upstream so far.
-    private struct Progress {
-        var status = 0
-        var headers = HeaderList()
-        var isStream = false
-        var body = ByteBuffer()
-        var chunks: [StreamChunk] = []
-        var firstByte: NIODeadline?
-        var clientGone = false
-        var headWritten = false
-        var reported = false
-        var task: HTTPClient.Task<Void>?
-    }
-
+/// One request forwarded upstream, everything on the client connection's event loop (the
+/// upstream connection lives on the same loop, so nothing hops threads): the answer is streamed
+/// to the client piece by piece as it arrives, timed, and handed to `finished` as an exchange
+/// only if both sides completed.
+final class UpstreamExchange {
     private let cassetteRequest: CassetteRequest
     private let sink: ResponseSink
-    private let start: NIODeadline
-    private let finished: @Sendable (FinishedExchange?) -> Void
-    private let progress = Locked(Progress())
+    private let timeout: TimeAmount
+    private let start = NIODeadline.now()
+    /// Called once; nil afterwards.
+    private var finished: ((FinishedExchange?) -> Void)?
+    private var connection: UpstreamConnection?
+    private var lastActivity = NIODeadline.now()
+    private var timer: Scheduled<Void>?
+    private var status = 0
+    private var headers = HeaderList()
+    private var isStream = false
+    private var body = ByteBuffer()
+    private var chunks: [StreamChunk] = []
+    private var firstByte: NIODeadline?
+    private var clientGone = false
+    /// Sends the request again on a new connection, once, when a kept connection turns out to be
+    /// closed by the upstream before answering (it may close idle connections at any time).
+    var retry: (() -> Void)?
 
-    private init(cassetteRequest: CassetteRequest, sink: ResponseSink, finished: @escaping @Sendable (FinishedExchange?) -> Void) {
+    init(cassetteRequest: CassetteRequest, sink: ResponseSink, timeout: TimeAmount,
+         finished: @escaping (FinishedExchange?) -> Void) {
         self.cassetteRequest = cassetteRequest
         self.sink = sink
+        self.timeout = timeout
         self.finished = finished
-        start = .now()
     }
 
-    /// Forwards a request; `finished` is called exactly once, with the exchange when the client
-    /// got the whole answer, nil when anything failed (the client then got 502/504 or a closed connection).
-    /// `preference` is `.delegate(on: sink.eventLoop)` when the client shares the server's event loops.
-    static func run(client: HTTPClient, request: IncomingRequest, cassetteRequest: CassetteRequest, sink: ResponseSink,
-                    preference: HTTPClient.EventLoopPreference, finished: @escaping @Sendable (FinishedExchange?) -> Void) {
-        let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, finished: finished)
-        var headers = HTTPHeaders()
-        for (name, value) in request.head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
-            if name.caseInsensitiveEqual("Content-Length") { continue }
-            headers.add(name: name, value: name.caseInsensitiveEqual("Host") ? (cassetteRequest.headers["Host"] ?? value) : value)
-        }
-        let hasBody = request.body.readableBytes > 0 || request.head.headers.contains(name: "Content-Length")
-            || request.head.headers.contains(name: "Transfer-Encoding")
-        let upstream: HTTPClient.Request
-        do {
-            upstream = try HTTPClient.Request(url: cassetteRequest.url, method: request.head.method, headers: headers,
-                                              body: hasBody ? .byteBuffer(request.body) : nil)
-        } catch {
-            exchange.fail(error)
-            return
-        }
-        let task = client.execute(request: upstream, delegate: exchange, eventLoop: preference)
-        exchange.progress.withLock { $0.task = task }
-        task.futureResult.whenFailure { error in exchange.fail(error) }
+    /// Sends the request on `connection` and starts the silence timer.
+    func send(_ head: HTTPRequestHead, body: ByteBuffer, on connection: UpstreamConnection) {
+        guard finished != nil else { return }
+        self.connection = connection
+        lastActivity = .now()
+        if timer == nil { armTimer(at: lastActivity + timeout) }
+        connection.send(head, body: body, to: self)
     }
 
-    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        var headers = HTTPHeaders()
-        var recorded = HeaderList()
-        for (name, value) in head.headers {
-            recorded.append(name: name, value: value)
-            if !HeaderList.isHopByHop(name) { headers.add(name: name, value: value) }
-        }
-        let isStream = head.headers.first(name: "Content-Type")?.lowercased().hasPrefix("text/event-stream") == true
-        progress.withLock { progress in
-            progress.firstByte = .now()
-            progress.status = Int(head.status.code)
-            progress.headers = recorded
-            progress.isStream = isStream
-            progress.headWritten = true
-        }
-        sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: headers))
-        return task.eventLoop.makeSucceededVoidFuture()
-    }
-
-    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    func receivedHead(_ head: HTTPResponseHead) {
+        retry = nil
         let now = NIODeadline.now()
-        progress.withLock { progress in
-            if progress.isStream {
-                let at = UpstreamExchange.milliseconds(now - (progress.firstByte ?? now))
-                progress.chunks.append(StreamChunk(atMs: at, data: Data(buffer.readableBytesView)))
-            }
-            var copy = buffer
-            if progress.body.readableBytes == 0 { progress.body = copy } else { progress.body.writeBuffer(&copy) }
+        lastActivity = now
+        firstByte = now
+        status = Int(head.status.code)
+        var forwarded = HTTPHeaders()
+        for (name, value) in head.headers {
+            headers.append(name: name, value: value)
+            if !HeaderList.isHopByHop(name) { forwarded.add(name: name, value: value) }
         }
+        isStream = head.headers.first(name: "Content-Type")?.lowercased().hasPrefix("text/event-stream") == true
+        sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
+    }
+
+    /// Passes a piece of body on; returns what to wait for before reading more when the client is slow.
+    func receivedBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void>? {
+        let now = NIODeadline.now()
+        lastActivity = now
+        if isStream {
+            chunks.append(StreamChunk(atMs: Self.milliseconds(now - (firstByte ?? now)), data: Data(buffer.readableBytesView)))
+        }
+        var copy = buffer
+        if body.readableBytes == 0 { body = copy } else { body.writeBuffer(&copy) }
         let (written, ready) = sink.streamBody(buffer)
-        written.whenFailure { [self] _ in
-            progress.withLock { $0.clientGone = true }
-            task.cancel()
+        written.assumeIsolated().whenFailure { [self] _ in
+            clientGone = true
+            connection?.close()
         }
         return ready
     }
 
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}
-
-    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+    func receivedEnd(connectionReusable: Bool) {
         let end = NIODeadline.now()
-        sink.end().whenComplete { [self] _ in
+        timer?.cancel()
+        if !connectionReusable { connection?.close() }
+        connection = nil
+        sink.end().assumeIsolated().whenComplete { [self] _ in
             // Every body byte reached the client; a client that closes at once (Content-Length read) is complete.
-            let (first, taken) = progress.withLock { progress -> (Bool, Progress?) in
-                if progress.reported { return (false, nil) }
-                let taken = progress.clientGone ? nil : progress
-                progress = Progress()
-                progress.reported = true
-                return (true, taken)
-            }
-            guard first else { return }
-            guard let taken else {
+            guard let finished else { return }
+            self.finished = nil
+            guard !clientGone else {
                 finished(nil)
                 return
             }
-            let firstByte = taken.firstByte ?? end
-            finished(FinishedExchange(request: cassetteRequest, status: taken.status, headers: taken.headers, body: taken.body,
-                                      chunks: taken.isStream ? taken.chunks : nil,
+            let firstByte = firstByte ?? end
+            finished(FinishedExchange(request: cassetteRequest, status: status, headers: headers, body: body,
+                                      chunks: isStream ? chunks : nil,
                                       timing: Timing(firstByteMs: Self.milliseconds(firstByte - start),
                                                      totalMs: Self.milliseconds(end - start))))
         }
     }
 
-    /// Answers 502 or 504 when nothing was sent yet, closes the connection otherwise; reports nothing recorded.
-    private func fail(_ error: any Error) {
-        let (headWritten, first) = progress.withLock { progress -> (Bool, Bool) in
-            let first = !progress.reported
-            progress.reported = true
-            return (progress.headWritten, first)
+    /// The upstream closed the connection: sends the request again when that happened on a kept
+    /// connection before any answer, fails the exchange otherwise.
+    func upstreamClosed() {
+        if firstByte == nil, let retry {
+            self.retry = nil
+            connection = nil
+            retry()
+            return
         }
-        guard first else { return }
+        failed(.closedEarly)
+    }
+
+    /// Answers 502 or 504 when nothing was sent yet, closes the client connection otherwise;
+    /// reports nothing recorded.
+    func failed(_ failure: UpstreamFailure) {
+        timer?.cancel()
+        guard let finished else { return }
+        self.finished = nil
+        connection?.close()
+        connection = nil
         defer { finished(nil) }
-        if headWritten {
+        if firstByte != nil {
             sink.abort()
             return
         }
-        let timedOut = (error as? HTTPClientError).map { $0 == .readTimeout || $0 == .deadlineExceeded } ?? false
-        let status: HTTPResponseStatus = timedOut ? .gatewayTimeout : .badGateway
-        let code = timedOut ? "upstream-timeout" : "upstream-unreachable"
-        let message = timedOut ? "the upstream \(cassetteRequest.url) did not answer in time; nothing was recorded\n"
-                               : "cannot reach the upstream for \(cassetteRequest.url): \(error); nothing was recorded\n"
+        let url = cassetteRequest.url
+        let (status, code, message): (HTTPResponseStatus, String, String)
+        switch failure {
+        case .timedOut:
+            (status, code, message) = (.gatewayTimeout, "upstream-timeout",
+                                       "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded\n")
+        case .unreachable(let error), .broken(let error):
+            (status, code, message) = (.badGateway, "upstream-unreachable", "cannot reach the upstream for \(url): \(error); nothing was recorded\n")
+        case .closedEarly:
+            (status, code, message) = (.badGateway, "upstream-unreachable",
+                                       "the upstream for \(url) closed the connection without answering; nothing was recorded\n")
+        }
         sink.send(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", code)]),
                   body: ByteBuffer(string: message))
+    }
+
+    /// Fails the exchange once the upstream has been silent for the whole timeout.
+    private func armTimer(at deadline: NIODeadline) {
+        timer = sink.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            guard finished != nil else { return }
+            let silentUntil = lastActivity + timeout
+            if silentUntil <= .now() {
+                failed(.timedOut)
+            } else {
+                armTimer(at: silentUntil)
+            }
+        }
     }
 
     /// A time amount in milliseconds, to a tenth.
     static func milliseconds(_ amount: TimeAmount) -> Double {
         (Double(amount.nanoseconds) / 100_000).rounded() / 10
+    }
+
+    /// A time amount for a message: "30 s" or "250 ms".
+    private static func seconds(_ amount: TimeAmount) -> String {
+        amount.nanoseconds % 1_000_000_000 == 0 ? "\(amount.nanoseconds / 1_000_000_000) s" : "\(amount.nanoseconds / 1_000_000) ms"
     }
 }
 

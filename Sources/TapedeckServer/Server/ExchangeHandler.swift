@@ -30,6 +30,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let responder: any Responder
     private let configuration: ServerConfiguration
     private let tunnelOrigin: String?
+    /// What lives as long as this connection (the recording proxy's upstream connection).
+    private let scope = ConnectionScope()
 
     init(responder: any Responder, configuration: ServerConfiguration, tunnelOrigin: String?) {
         self.responder = responder
@@ -67,7 +69,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .responding(keepAlive: head.isKeepAlive)
             var request = IncomingRequest(head: head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
             request.adminEnabled = configuration.adminEnabled
-            let sink = ResponseSink(handler: self, context: context, isHead: head.method == .HEAD,
+            let sink = ResponseSink(handler: self, context: context, scope: scope, isHead: head.method == .HEAD,
                                     delayObserver: configuration.delayObserver)
             responder.respond(to: request, sink: sink)
         case (.end, .connecting(let host, let port, _)):
@@ -94,6 +96,15 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        scope.close()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        scope.close()
     }
 
     // MARK: writing, called through ResponseSink on the event loop
@@ -252,7 +263,4 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : (host, port)
     }
-
-    /// A host as it appears in a URL: IPv6 addresses in brackets.
-    static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }

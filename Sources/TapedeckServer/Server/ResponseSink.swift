@@ -13,16 +13,21 @@ public struct ResponseSink: Sendable {
     public let isHead: Bool
     private let handler: NIOLoopBound<ExchangeHandler>
     private let context: NIOLoopBound<ChannelHandlerContext>
+    private let connectionScope: NIOLoopBound<ConnectionScope>
     private let delayObserver: (@Sendable (ResponseDelay) -> Void)?
 
-    init(handler: ExchangeHandler, context: ChannelHandlerContext, isHead: Bool,
+    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, isHead: Bool,
          delayObserver: (@Sendable (ResponseDelay) -> Void)?) {
         eventLoop = context.eventLoop
         self.isHead = isHead
         self.handler = NIOLoopBound(handler, eventLoop: context.eventLoop)
         self.context = NIOLoopBound(context, eventLoop: context.eventLoop)
+        connectionScope = NIOLoopBound(scope, eventLoop: context.eventLoop)
         self.delayObserver = delayObserver
     }
+
+    /// What lives as long as the client connection; on the event loop only.
+    var scope: ConnectionScope { connectionScope.value }
 
     private func onLoop(_ body: @escaping @Sendable (ExchangeHandler, ChannelHandlerContext) -> Void) {
         if eventLoop.inEventLoop {
@@ -140,18 +145,15 @@ public struct ResponseSink: Sendable {
 
     /// Writes one piece of a streamed body, sent at the end of the event loop's current tick.
     /// `written` completes once it is on the socket (or fails when the client went away);
-    /// `ready` completes at once while the connection is writable, else with `written` (backpressure).
-    public func streamBody(_ buffer: ByteBuffer) -> (written: EventLoopFuture<Void>, ready: EventLoopFuture<Void>) {
-        if isHead {
-            let done = eventLoop.makeSucceededVoidFuture()
-            return (done, done)
-        }
+    /// `ready` is nil while the connection is writable, else what to wait for (backpressure).
+    public func streamBody(_ buffer: ByteBuffer) -> (written: EventLoopFuture<Void>, ready: EventLoopFuture<Void>?) {
+        if isHead { return (eventLoop.makeSucceededVoidFuture(), nil) }
         if eventLoop.inEventLoop {
             let (handler, context) = (self.handler.value, self.context.value)
             let promise = eventLoop.makePromise(of: Void.self)
             handler.writeBody(buffer, context: context, promise: promise)
             handler.flushSoon(context: context)
-            return (promise.futureResult, context.channel.isWritable ? eventLoop.makeSucceededVoidFuture() : promise.futureResult)
+            return (promise.futureResult, context.channel.isWritable ? nil : promise.futureResult)
         }
         let written = onLoop { handler, context, promise in
             handler.writeBody(buffer, context: context, promise: promise)

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import TapedeckCore
 
 /// A listening Tapedeck server: binds, serves every connection with a responder, and stops.
 public final class TapedeckServer: Sendable {
@@ -48,8 +49,7 @@ public final class TapedeckServer: Sendable {
 
     /// The base URL clients use, such as `http://127.0.0.1:8080`.
     public var url: String {
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(port)"
+        "http://\(RequestTarget.urlHost(configuration.host)):\(port)"
     }
 
     /// Stops listening, closes the connections and releases the threads it created.

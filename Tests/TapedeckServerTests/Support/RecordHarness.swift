@@ -19,7 +19,7 @@ struct RecordHarness {
         var configuration = ServerConfiguration(port: 0, authorityHome: home)
         configure(&configuration)
         let responder = try RecordResponder(settings: settings, configuration: configuration,
-                                            authority: CertificateAuthority(home: home), group: MultiThreadedEventLoopGroup.singleton,
+                                            authority: CertificateAuthority(home: home),
                                             onError: { message in print("RECORD-ERROR \(message)") })
         let server = try await TapedeckServer.start(configuration: configuration, responder: responder)
         let harness = RecordHarness(server: server, responder: responder, authorityHome: home)

@@ -1,11 +1,8 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOPosix
 import NIOSSL
 
-/// How the recording proxy reaches the live service: AsyncHTTPClient with redirects passed
-/// back (never followed), decompression off, pooled connections and the chosen trust.
+/// How the recording proxy checks upstream certificates: the system trust store, extra roots,
+/// or no verification at all.
 public struct UpstreamTrust: Sendable {
     /// Extra root certificates (PEM files) trusted besides the system store.
     public var extraRoots: [URL]
@@ -35,20 +32,14 @@ public struct UpstreamTrust: Sendable {
         }
         return tls
     }
-}
 
-/// Builds the pooled upstream client.
-enum UpstreamClient {
-    /// A client that never follows redirects nor decompresses, with a read timeout.
-    static func make(trust: UpstreamTrust, timeout: TimeAmount, group: any EventLoopGroup) throws(SettingsError) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: try trust.tlsConfiguration(),
-            redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: timeout),
-            connectionPool: HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128),
-            proxy: nil,
-            decompression: .disabled)
-        configuration.httpVersion = .http1Only
-        return HTTPClient(eventLoopGroup: group, configuration: configuration)
+    /// The TLS context every upstream connection shares.
+    func sslContext() throws(SettingsError) -> NIOSSLContext {
+        let configuration = try tlsConfiguration()
+        do {
+            return try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw SettingsError(message: "cannot set up TLS for upstream connections: \(error)")
+        }
     }
 }

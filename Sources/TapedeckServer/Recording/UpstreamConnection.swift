@@ -1,0 +1,121 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Where a forwarded request goes: scheme, host and port.
+struct UpstreamOrigin: Hashable, Sendable {
+    /// `http` or `https`.
+    var scheme: String
+    /// The host name or address, without brackets.
+    var host: String
+    /// The port.
+    var port: Int
+
+    /// Whether the connection speaks TLS.
+    var isSecure: Bool { scheme == "https" }
+}
+
+/// One keep-alive HTTP/1.1 connection to an upstream, opened on a client connection's event
+/// loop and carrying one exchange at a time. SwiftNIO's HTTP/1 client codec does the framing:
+/// no redirect is followed and no body is decompressed, the bytes pass as they come.
+final class UpstreamConnection {
+    /// Where it is connected.
+    let origin: UpstreamOrigin
+    private let channel: any Channel
+    private let handler: UpstreamResponseHandler
+
+    private init(origin: UpstreamOrigin, channel: any Channel, handler: UpstreamResponseHandler) {
+        self.origin = origin
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Whether it is open and carries no exchange.
+    var isIdle: Bool { channel.isActive && handler.exchange == nil && handler.isReusable }
+
+    /// Connects on `eventLoop`, with TLS (and SNI for names) when the origin is https.
+    static func connect(to origin: UpstreamOrigin, tls: NIOSSLContext, timeout: TimeAmount,
+                        on eventLoop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
+        ClientBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let operations = channel.pipeline.syncOperations
+                    if origin.isSecure {
+                        let serverName = IPAddressBytes(origin.host) == nil ? origin.host : nil
+                        try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                    }
+                    try operations.addHTTPClientHandlers()
+                    try operations.addHandler(UpstreamResponseHandler())
+                }
+            }
+            .connect(host: origin.host, port: origin.port)
+            .flatMapThrowing { channel in
+                let handler = try channel.pipeline.syncOperations.handler(type: UpstreamResponseHandler.self)
+                return UpstreamConnection(origin: origin, channel: channel, handler: handler)
+            }
+    }
+
+    /// Sends a whole request; the answer goes to `exchange` piece by piece.
+    func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange) {
+        handler.exchange = exchange
+        handler.isReusable = head.isKeepAlive
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+    }
+
+    /// Closes the connection; an exchange still on it hears that the upstream closed.
+    func close() {
+        channel.close(promise: nil)
+    }
+}
+
+/// Hands the upstream's answer to the exchange on the connection, and stops reading from the
+/// upstream while the client cannot take more (backpressure).
+final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    /// The exchange waiting for an answer on this connection.
+    var exchange: UpstreamExchange?
+    /// Whether both sides allow another request after this one.
+    var isReusable = true
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let exchange else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            if !head.isKeepAlive { isReusable = false }
+            exchange.receivedHead(head)
+        case .body(let buffer):
+            guard let wait = exchange.receivedBody(buffer), let options = context.channel.syncOptions else { return }
+            try? options.setOption(.autoRead, value: false)
+            let channel = context.channel
+            wait.assumeIsolated().whenComplete { _ in
+                try? options.setOption(.autoRead, value: true)
+                channel.read()
+            }
+        case .end:
+            self.exchange = nil
+            exchange.receivedEnd(connectionReusable: isReusable)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isReusable = false
+        let exchange = self.exchange
+        self.exchange = nil
+        exchange?.upstreamClosed()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        isReusable = false
+        let exchange = self.exchange
+        self.exchange = nil
+        exchange?.failed(.broken(error))
+        context.close(promise: nil)
+    }
+}

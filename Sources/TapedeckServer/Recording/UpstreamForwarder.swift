@@ -1,0 +1,75 @@
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import TapedeckCore
+
+/// Forwards requests to the live service over one upstream connection per client connection,
+/// opened on the client's event loop and kept for its next request (a client's requests come one
+/// at a time). Redirects are passed back, never followed, and bodies pass undecoded.
+struct UpstreamForwarder: Sendable {
+    /// TLS for https upstreams, with the chosen trust.
+    let tls: NIOSSLContext
+    /// How long the upstream may stay silent before the answer is 504.
+    let timeout: TimeAmount
+    /// How long connecting may take before the answer is 502.
+    let connectTimeout: TimeAmount = .seconds(10)
+
+    /// Forwards a request; `finished` is called exactly once, with the exchange when the client
+    /// got the whole answer, nil when anything failed (the client then got 502/504 or a closed connection).
+    func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink,
+                 finished: @escaping @Sendable (FinishedExchange?) -> Void) {
+        guard sink.eventLoop.inEventLoop else {
+            sink.eventLoop.execute { forward(request, as: cassetteRequest, sink: sink, finished: finished) }
+            return
+        }
+        let target = cassetteRequest.target
+        let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, timeout: timeout, finished: finished)
+        guard let host = target.host, let scheme = target.scheme else {
+            exchange.failed(.unreachable(SettingsError(message: "no upstream host in \(cassetteRequest.url)")))
+            return
+        }
+        let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? (scheme == "https" ? 443 : 80))
+        let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
+        let body = request.body
+        let scope = sink.scope
+        let (tls, connectTimeout, loop) = (tls, connectTimeout, sink.eventLoop)
+        let connectAndSend = {
+            UpstreamConnection.connect(to: origin, tls: tls, timeout: connectTimeout, on: loop).assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let connection):
+                    scope.keep(connection)
+                    exchange.send(head, body: body, on: connection)
+                case .failure(let error):
+                    exchange.failed(.unreachable(error))
+                }
+            }
+        }
+        if let idle = scope.idleUpstream(for: origin) {
+            exchange.retry = connectAndSend
+            exchange.send(head, body: body, on: idle)
+        } else {
+            connectAndSend()
+        }
+    }
+
+    /// The request as the upstream gets it: origin-form, without hop-by-hop and control headers,
+    /// with the upstream's Host and the body's exact length.
+    private static func upstreamHead(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
+                                     origin: UpstreamOrigin) -> HTTPRequestHead {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: cassetteRequest.headers["Host"]
+            ?? RequestTarget.authority(scheme: origin.scheme, host: origin.host, port: origin.port))
+        for (name, value) in request.head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
+            if name.caseInsensitiveEqual("Host") || name.caseInsensitiveEqual("Content-Length") || name.caseInsensitiveEqual("Expect") {
+                continue
+            }
+            headers.add(name: name, value: value)
+        }
+        let announcesBody = request.head.headers.contains(name: "Content-Length") || request.head.headers.contains(name: "Transfer-Encoding")
+        if request.body.readableBytes > 0 || announcesBody {
+            headers.add(name: "Content-Length", value: String(request.body.readableBytes))
+        }
+        let uri = target.path + (target.query.map { "?" + $0 } ?? "")
+        return HTTPRequestHead(version: .http1_1, method: request.head.method, uri: uri, headers: headers)
+    }
+}
