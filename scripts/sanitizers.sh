@@ -12,8 +12,9 @@ WHICH="${1:-all}"; shift || true
 FILTER=()
 if [ "${1:-}" = "--filter" ]; then FILTER=(--filter "$2"); fi
 
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+# Logs stay in $SANITIZER_LOGS (default /tmp/tapedeck-sanitizers) for reading after the run.
+WORK="${SANITIZER_LOGS:-/tmp/tapedeck-sanitizers}"
+rm -rf "$WORK" && mkdir -p "$WORK"
 export TAPEDECK_HOME="$WORK/home"
 # Halt on the first report, so a race or a memory error fails the run.
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
@@ -38,7 +39,7 @@ run() {
   local summary=$(grep -E 'Test run with' "$WORK/$sanitizer-test.log" | tail -1)
   if [ "$status" -ne 0 ]; then
     tail -60 "$WORK/$sanitizer-test.log" >&2
-    echo "$sanitizer: FAILED (status $status) - build $((built - start)) s, tests $((done - built)) s; $summary"
+    echo "$sanitizer: FAILED (status $status) - build $((built - start)) s, tests $((done - built)) s; $summary; log: $WORK/$sanitizer-test.log"
     return 1
   fi
   echo "$sanitizer: passed - build $((built - start)) s, tests $((done - built)) s; $summary"

@@ -54,8 +54,8 @@ public struct CassetteCodec: Sendable {
         for interaction in cassette.interactions {
             fragments.append(encodeFragment(interaction, sideFiles: sideFiles))
         }
-        let bytes = try assemble(meta: cassette.meta, fragments: fragments, file: file)
-        return EncodedCassette(bytes: bytes, sideFiles: sideFiles.takePending())
+        let pieces = try assemble(meta: cassette.meta, fragments: fragments, file: file)
+        return EncodedCassette(pieces: pieces, sideFiles: sideFiles.takePending())
     }
 
     /// Writes a cassette atomically: side files first, then the cassette replaced in one rename.
@@ -70,26 +70,29 @@ public struct CassetteCodec: Sendable {
         InteractionWriter.encode(interaction, indent: 4, sideFiles: sideFiles)
     }
 
-    /// The whole file from already-encoded interaction fragments, in order.
-    func assemble(meta: CassetteMeta, fragments: [Data], file: URL?) throws(CassetteError) -> Data {
+    /// The whole file from already-encoded interaction fragments, as pieces that make the file
+    /// when written one after another: the fragments are not copied into one buffer.
+    func assemble(meta: CassetteMeta, fragments: [Data], file: URL?) throws(CassetteError) -> [Data] {
         let metaBytes: Data
         do {
             metaBytes = Self.indented(try Self.prettyEncoder(sideFiles: nil).encode(meta), by: 2)
         } catch {
             throw CassetteError(file: file?.path, kind: .io("cannot encode meta: \(error)"))
         }
-        var out = Data()
-        out.reserveCapacity(fragments.reduce(256) { $0 + $1.count + 2 })
-        out.append(contentsOf: "{\n  \"interactions\" : [".utf8)
+        var pieces: [Data] = [Data("{\n  \"interactions\" : [".utf8)]
+        pieces.reserveCapacity(2 * fragments.count + 4)
         for (index, fragment) in fragments.enumerated() {
-            out.append(contentsOf: (index == 0 ? "\n    " : ",\n    ").utf8)
-            out.append(fragment)
+            pieces.append(index == 0 ? Self.firstSeparator : Self.separator)
+            pieces.append(fragment)
         }
-        out.append(contentsOf: (fragments.isEmpty ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8)
-        out.append(metaBytes)
-        out.append(contentsOf: ",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8)
-        return out
+        pieces.append(Data((fragments.isEmpty ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8))
+        pieces.append(metaBytes)
+        pieces.append(Data(",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8))
+        return pieces
     }
+
+    private static let firstSeparator = Data("\n    ".utf8)
+    private static let separator = Data(",\n    ".utf8)
 
     private static func prettyEncoder(sideFiles: SideFiles?) -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -141,16 +144,23 @@ public struct CassetteCodec: Sendable {
 
 /// A cassette's bytes and the side files that must be written beside it.
 public struct EncodedCassette: Sendable {
-    /// The cassette file's bytes.
-    public var bytes: Data
+    /// The cassette file, in pieces written one after another.
+    var pieces: [Data]
     /// Large bodies to write beside the cassette before it.
     var sideFiles: [SideFiles.Pending]
+
+    /// The cassette file's bytes.
+    public var bytes: Data {
+        var bytes = Data(capacity: pieces.reduce(0) { $0 + $1.count })
+        for piece in pieces { bytes.append(piece) }
+        return bytes
+    }
 
     /// Writes the side files, then replaces the cassette atomically.
     public func write(to file: URL) throws(CassetteError) {
         do {
             try SideFiles.write(sideFiles, into: file.deletingLastPathComponent())
-            try AtomicFile.write(bytes, to: file)
+            try AtomicFile.write(pieces, to: file)
         } catch {
             throw CassetteError(file: file.path, kind: .io("\(error)"))
         }

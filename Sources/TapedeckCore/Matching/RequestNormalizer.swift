@@ -103,7 +103,7 @@ enum BodyKind {
     case json, form, multipart, other
 
     init(contentType: String?) {
-        let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let mediaType = Self.mediaType(contentType)
         if mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/json" {
             self = .json
         } else if mediaType == "application/x-www-form-urlencoded" {
@@ -113,5 +113,15 @@ enum BodyKind {
         } else {
             self = .other
         }
+    }
+
+    /// The media type of a `Content-Type` value, lowercased, without parameters and blanks.
+    private static func mediaType(_ contentType: String?) -> String {
+        guard let contentType else { return "" }
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
+        while let first = type.first, blank(first) { type = type.dropFirst() }
+        while let last = type.last, blank(last) { type = type.dropLast() }
+        return String(Substring(type)).lowercased()
     }
 }

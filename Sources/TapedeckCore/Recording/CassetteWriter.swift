@@ -89,8 +89,8 @@ final class CassetteWriter: Sendable {
                     fragments.append(codec.encodeFragment(interactions[position], sideFiles: sideFiles))
                 }
             }
-            let bytes = try codec.assemble(meta: meta, fragments: fragments, file: file)
-            try EncodedCassette(bytes: bytes, sideFiles: sideFiles.takePending()).write(to: file)
+            let pieces = try codec.assemble(meta: meta, fragments: fragments, file: file)
+            try EncodedCassette(pieces: pieces, sideFiles: sideFiles.takePending()).write(to: file)
             state.withLock { state in
                 for position in fragments.indices where state.fragments[position] == nil { state.fragments[position] = fragments[position] }
                 state.lastError = nil
