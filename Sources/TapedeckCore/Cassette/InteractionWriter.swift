@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes one interaction as the cassette's pretty JSON, byte for byte what `JSONEncoder` writes
-/// with `.prettyPrinted, .sortedKeys, .withoutEscapingSlashes` (keys in code point order, two
+/// with `.prettyPrinted, .sortedKeys, .withoutEscapingSlashes` (keys in UTF-8 byte order, two
 /// spaces a level, `" : "` between key and value, whole doubles without `.0`), several times
 /// faster: the recording proxy encodes every interaction it records. The `Codable` conformance
 /// stays the reference, and a test holds the two to the same bytes.
@@ -90,7 +90,7 @@ struct InteractionWriter {
     private mutating func headers(_ headers: HeaderList) {
         let grouped = headers.grouped
         beginObject()
-        for name in grouped.keys.sorted() {
+        for name in Self.sorted(grouped.keys) {
             key(name)
             beginArray()
             for value in grouped[name] ?? [] {
@@ -118,7 +118,7 @@ struct InteractionWriter {
             endArray()
         case .object(let members):
             beginObject()
-            for name in members.keys.sorted() {
+            for name in Self.sorted(members.keys) {
                 key(name)
                 value(members[name] ?? .null)
             }
@@ -200,6 +200,11 @@ struct InteractionWriter {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Keys in JSONEncoder's order: by their UTF-8 bytes (not `<`, which compares canonical equivalents equal).
+    private static func sorted(_ keys: some Collection<String>) -> [String] {
+        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
