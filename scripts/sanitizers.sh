@@ -16,6 +16,8 @@ if [ "${1:-}" = "--filter" ]; then FILTER=(--filter "$2"); fi
 WORK="${SANITIZER_LOGS:-/tmp/tapedeck-sanitizers}"
 rm -rf "$WORK" && mkdir -p "$WORK"
 export TAPEDECK_HOME="$WORK/home"
+# Wall-clock deadlines in the tests stretch under a sanitizer (see Fixtures.deadlineScale).
+export TAPEDECK_SANITIZER=1
 # Halt on the first report, so a race or a memory error fails the run.
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 ${ASAN_OPTIONS:-}"

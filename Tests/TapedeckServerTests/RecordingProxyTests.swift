@@ -199,10 +199,12 @@ import Testing
                 midResponse.send("GET /stall-body HTTP/1.1\r\nHost: x\r\n\r\n")
                 let (data, _) = await midResponse.read { $0.occurrences(of: "first half") == 1 }
                 #expect(data.occurrences(of: "first half") == 1)
+                midResponse.hangUp()
             }
             do {
                 let midRequest = try RawConnection(port: harness.server.port)
                 midRequest.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nname=half")
+                midRequest.hangUp()
             }
             try await Task.sleep(for: .milliseconds(1200))
             #expect(try await Curl.run([harness.base + "/plaintext?name=Still"]).text == "Hello Still!")
@@ -298,7 +300,7 @@ import Testing
         let cassette = directory.appending(path: "durable.json")
         try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
             #expect(try await Curl.run([harness.base + "/plaintext?name=Disk"]).text == "Hello Disk!")
-            let deadline = ContinuousClock.now + .seconds(1)
+            let deadline = ContinuousClock.now + .seconds(1) * Fixtures.deadlineScale
             var count = 0
             while ContinuousClock.now < deadline {
                 count = (try? CassetteCodec().load(cassette).interactions.count) ?? 0

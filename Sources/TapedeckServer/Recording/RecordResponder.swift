@@ -93,7 +93,7 @@ public final class RecordResponder: Responder {
             return
         }
         if settings.passthroughHosts.contains(host) {
-            forward(request, as: cassetteRequest, sink: sink, record: false)
+            forward(request, as: cassetteRequest, target: target, sink: sink, record: false)
             return
         }
         switch recorder.route(cassetteRequest, session: session) {
@@ -114,7 +114,7 @@ public final class RecordResponder: Responder {
                       headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
                       body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))
         case .forward:
-            forward(request, as: cassetteRequest, sink: sink, record: true)
+            forward(request, as: cassetteRequest, target: target, sink: sink, record: true)
         }
     }
 
@@ -133,9 +133,10 @@ public final class RecordResponder: Responder {
         sink.tunnel(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil, initialBytes: bytes)
     }
 
-    private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink, record: Bool) {
+    private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
+                         record: Bool) {
         inFlight.enter()
-        forwarder.forward(request, as: cassetteRequest, sink: sink) { [self] exchange in
+        forwarder.forward(request, as: cassetteRequest, target: target, sink: sink) { [self] exchange in
             guard let exchange else {
                 if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: cassetteRequest.url)) }
                 inFlight.leave()

@@ -103,6 +103,11 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        exchange?.flush()
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         isReusable = false
         let exchange = self.exchange

@@ -35,7 +35,6 @@ final class UpstreamExchange {
     private var body = ByteBuffer()
     private var chunks: [StreamChunk] = []
     private var firstByte: NIODeadline?
-    private var clientGone = false
     /// Sends the request again on a new connection, once, when a kept connection turns out to be
     /// closed by the upstream before answering (it may close idle connections at any time).
     var retry: (() -> Void)?
@@ -63,10 +62,14 @@ final class UpstreamExchange {
         lastActivity = now
         firstByte = now
         status = Int(head.status.code)
-        var forwarded = HTTPHeaders()
+        var hasHopByHop = false
         for (name, value) in head.headers {
             headers.append(name: name, value: value)
-            if !HeaderList.isHopByHop(name) { forwarded.add(name: name, value: value) }
+            if HeaderList.isHopByHop(name) { hasHopByHop = true }
+        }
+        var forwarded = head.headers
+        if hasHopByHop {
+            forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
         }
         isStream = head.headers.first(name: "Content-Type")?.lowercased().hasPrefix("text/event-stream") == true
         sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
@@ -81,12 +84,12 @@ final class UpstreamExchange {
         }
         var copy = buffer
         if body.readableBytes == 0 { body = copy } else { body.writeBuffer(&copy) }
-        let (written, ready) = sink.streamBody(buffer)
-        written.assumeIsolated().whenFailure { [self] _ in
-            clientGone = true
-            connection?.close()
-        }
-        return ready
+        return sink.streamBody(buffer)
+    }
+
+    /// Sends the client what arrived so far: called once per burst of reads from the upstream.
+    func flush() {
+        sink.flush()
     }
 
     func receivedEnd(connectionReusable: Bool) {
@@ -94,11 +97,11 @@ final class UpstreamExchange {
         timer?.cancel()
         if !connectionReusable { connection?.close() }
         connection = nil
-        sink.end().assumeIsolated().whenComplete { [self] _ in
-            // Every body byte reached the client; a client that closes at once (Content-Length read) is complete.
+        sink.end().assumeIsolated().whenComplete { [self] written in
+            // The end fails when the client went away before everything was written to it.
             guard let finished else { return }
             self.finished = nil
-            guard !clientGone else {
+            if case .failure = written {
                 finished(nil)
                 return
             }

@@ -16,13 +16,13 @@ struct UpstreamForwarder: Sendable {
 
     /// Forwards a request; `finished` is called exactly once, with the exchange when the client
     /// got the whole answer, nil when anything failed (the client then got 502/504 or a closed connection).
-    func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink,
+    /// `target` is `cassetteRequest`'s URL, already split.
+    func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
                  finished: @escaping @Sendable (FinishedExchange?) -> Void) {
         guard sink.eventLoop.inEventLoop else {
-            sink.eventLoop.execute { forward(request, as: cassetteRequest, sink: sink, finished: finished) }
+            sink.eventLoop.execute { forward(request, as: cassetteRequest, target: target, sink: sink, finished: finished) }
             return
         }
-        let target = cassetteRequest.target
         let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, timeout: timeout, finished: finished)
         guard let host = target.host, let scheme = target.scheme else {
             exchange.failed(.unreachable(SettingsError(message: "no upstream host in \(cassetteRequest.url)")))

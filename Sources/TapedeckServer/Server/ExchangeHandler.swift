@@ -25,8 +25,6 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var state = State.idle
-    /// Whether a flush is already scheduled for the end of the current event loop tick.
-    private var flushPending = false
     private let responder: any Responder
     private let configuration: ServerConfiguration
     private let tunnelOrigin: String?
@@ -121,19 +119,6 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
         } else {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
-        }
-    }
-
-    /// Flushes at the end of the event loop's current tick, so what is written in the same tick
-    /// (a streamed head, its body and its end) leaves in one system call.
-    func flushSoon(context: ChannelHandlerContext) {
-        guard !flushPending else { return }
-        flushPending = true
-        let bound = NIOLoopBound((self, context.channel), eventLoop: context.eventLoop)
-        context.eventLoop.execute {
-            let (handler, channel) = bound.value
-            handler.flushPending = false
-            channel.flush()
         }
     }
 

@@ -134,32 +134,33 @@ public struct ResponseSink: Sendable {
         }
     }
 
-    /// Writes a response head for streaming without waiting: it leaves with the first piece of
-    /// body, or at the end of the event loop's current tick at the latest.
+    /// Writes a response head for streaming, on the connection's event loop; it leaves with the
+    /// next ``flush()`` or the end.
     public func streamHead(_ head: HTTPResponseHead) {
-        onLoop { handler, context in
-            handler.writeHead(head, context: context)
-            handler.flushSoon(context: context)
-        }
+        onLoop { handler, context in handler.writeHead(head, context: context) }
     }
 
-    /// Writes one piece of a streamed body, sent at the end of the event loop's current tick.
-    /// `written` completes once it is on the socket (or fails when the client went away);
-    /// `ready` is nil while the connection is writable, else what to wait for (backpressure).
-    public func streamBody(_ buffer: ByteBuffer) -> (written: EventLoopFuture<Void>, ready: EventLoopFuture<Void>?) {
-        if isHead { return (eventLoop.makeSucceededVoidFuture(), nil) }
+    /// Writes one piece of a streamed body, on the connection's event loop; it leaves with the
+    /// next ``flush()`` or the end. Returns nil while the client keeps up, else what to wait for
+    /// before producing more (backpressure). A client that went away shows in ``end()``.
+    public func streamBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void>? {
+        if isHead { return nil }
         if eventLoop.inEventLoop {
             let (handler, context) = (self.handler.value, self.context.value)
+            guard !context.channel.isWritable else {
+                handler.writeBody(buffer, context: context)
+                return nil
+            }
             let promise = eventLoop.makePromise(of: Void.self)
-            handler.writeBody(buffer, context: context, promise: promise)
-            handler.flushSoon(context: context)
-            return (promise.futureResult, context.channel.isWritable ? nil : promise.futureResult)
+            handler.writeBody(buffer, context: context, flush: true, promise: promise)
+            return promise.futureResult
         }
-        let written = onLoop { handler, context, promise in
-            handler.writeBody(buffer, context: context, promise: promise)
-            handler.flushSoon(context: context)
-        }
-        return (written, written)
+        return onLoop { handler, context, promise in handler.writeBody(buffer, context: context, flush: true, promise: promise) }
+    }
+
+    /// Sends what was streamed so far.
+    public func flush() {
+        onLoop { _, context in context.flush() }
     }
 
     /// Ends the response (streaming); completes when written.

@@ -25,6 +25,9 @@ final class RawConnection: @unchecked Sendable {
 
     deinit { close(socket) }
 
+    /// Ends the connection now, both ways, whatever still holds this object.
+    func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
+
     /// Sends bytes.
     func send(_ text: String) { send(Data(text.utf8)) }
 
