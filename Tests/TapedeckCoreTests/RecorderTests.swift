@@ -30,7 +30,7 @@ struct RecorderTests {
         let file = try makeTemporaryDirectory().appendingPathComponent("many.json")
         let writer = CassetteWriter(file: file, codec: CassetteCodec(), meta: CassetteMeta(), existing: [],
                                     flushDelay: .seconds(30), onError: { _ in })
-        for number in 0..<2000 { try writer.append(exchange(number)) }
+        for number in 0..<2000 { writer.append(exchange(number)) }
         try writer.flush()
         #expect(writer.saveCount == 1)
         let saved = try CassetteCodec().load(file)

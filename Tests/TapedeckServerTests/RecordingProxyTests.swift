@@ -206,7 +206,7 @@ import Testing
                 midRequest.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nname=half")
                 midRequest.hangUp()
             }
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(1200) * Fixtures.deadlineScale)
             #expect(try await Curl.run([harness.base + "/plaintext?name=Still"]).text == "Hello Still!")
         }
         try await upstream.stop()

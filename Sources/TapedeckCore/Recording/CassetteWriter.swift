@@ -10,8 +10,11 @@ import Foundation
 final class CassetteWriter: Sendable {
     private struct State {
         var meta: CassetteMeta
-        var interactions: [Interaction]
-        var fragments: [Data?]
+        /// The interactions the cassette held before, encoded at the first save.
+        var existing: [Interaction]
+        var existingFragments: [Data]?
+        /// Every interaction recorded in this run, encoded; only the bytes are kept.
+        var recorded = FragmentLog()
         var dirty = false
         var scheduled = false
         var lastError: CassetteError?
@@ -38,15 +41,14 @@ final class CassetteWriter: Sendable {
         self.flushDelay = flushDelay
         self.onError = onError
         sideFiles = SideFiles(cassetteFile: file, threshold: codec.sideFileThreshold)
-        state = Locked(State(meta: meta, interactions: existing, fragments: Array(repeating: nil, count: existing.count)))
+        state = Locked(State(meta: meta, existing: existing, existingFragments: existing.isEmpty ? [] : nil))
     }
 
     /// Appends an interaction and schedules a save within `flushDelay`.
-    func append(_ interaction: Interaction) throws(CassetteError) {
+    func append(_ interaction: Interaction) {
         let fragment = codec.encodeFragment(interaction, sideFiles: sideFiles)
         let delay = state.withLock { state -> Duration? in
-            state.interactions.append(interaction)
-            state.fragments.append(fragment)
+            state.recorded.append(fragment)
             state.dirty = true
             defer { state.scheduled = true }
             guard !state.scheduled else { return nil }
@@ -63,36 +65,31 @@ final class CassetteWriter: Sendable {
         if let error = queue.sync(execute: { saveNow() }) { throw error }
     }
 
-    /// The interactions written or waiting to be written, in order.
-    var interactions: [Interaction] { state.withLock { $0.interactions } }
+    /// How many interactions the cassette holds: the earlier ones and those recorded.
+    var interactionCount: Int { state.withLock { $0.existing.count + $0.recorded.count } }
 
     /// How many times the file was replaced.
     var saveCount: Int { state.withLock { $0.saves } }
 
     /// Runs on `queue` only, so saves never overlap.
     private func saveNow() -> CassetteError? {
-        let snapshot = state.withLock { state -> (CassetteMeta, [Interaction], [Data?])? in
+        let snapshot = state.withLock { state -> (CassetteMeta, [Interaction], [Data]?, FragmentLog)? in
             state.scheduled = false
             guard state.dirty else { return nil }
             state.dirty = false
-            return (state.meta, state.interactions, state.fragments)
+            return (state.meta, state.existing, state.existingFragments, state.recorded)
         }
-        guard let (meta, interactions, cached) = snapshot else { return state.withLock { $0.lastError } }
+        guard let (meta, existing, encodedExisting, recorded) = snapshot else { return state.withLock { $0.lastError } }
         let started = ContinuousClock.now
+        let existingFragments = encodedExisting ?? existing.map { codec.encodeFragment($0, sideFiles: sideFiles) }
         do throws(CassetteError) {
-            var fragments: [Data] = []
-            fragments.reserveCapacity(cached.count)
-            for (position, fragment) in cached.enumerated() {
-                if let fragment {
-                    fragments.append(fragment)
-                } else {
-                    fragments.append(codec.encodeFragment(interactions[position], sideFiles: sideFiles))
-                }
-            }
-            let pieces = try codec.assemble(meta: meta, fragments: fragments, file: file)
+            let pieces = try codec.assemble(meta: meta, fragments: existingFragments + recorded.fragments, file: file)
             try EncodedCassette(pieces: pieces, sideFiles: sideFiles.takePending()).write(to: file)
             state.withLock { state in
-                for position in fragments.indices where state.fragments[position] == nil { state.fragments[position] = fragments[position] }
+                if state.existingFragments == nil {
+                    state.existingFragments = existingFragments
+                    state.existing = []
+                }
                 state.lastError = nil
                 state.saves += 1
                 state.lastSaveDuration = started.duration(to: .now)
@@ -107,4 +104,26 @@ final class CassetteWriter: Sendable {
             return error
         }
     }
+}
+
+/// Encoded interactions in order, kept in fixed-size chunks: a save takes a copy of the log
+/// while recording goes on, and appending after that copies one chunk, never the whole log.
+private struct FragmentLog {
+    private static let chunkSize = 4096
+    private var chunks: [[Data]] = []
+
+    /// How many fragments there are.
+    private(set) var count = 0
+
+    mutating func append(_ fragment: Data) {
+        if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize {
+            chunks.append([])
+            chunks[chunks.count - 1].reserveCapacity(Self.chunkSize)
+        }
+        chunks[chunks.count - 1].append(fragment)
+        count += 1
+    }
+
+    /// Every fragment, in order.
+    var fragments: [Data] { chunks.flatMap { $0 } }
 }

@@ -74,7 +74,7 @@ public final class Recorder: Sendable {
         var clean = redactor.redact(interaction).0
         clean.request.headers = clean.request.headers.removingHopByHop
         clean.response.headers = clean.response.headers.removingHopByHop
-        try writer.append(clean)
+        writer.append(clean)
         return clean
     }
 
@@ -83,6 +83,6 @@ public final class Recorder: Sendable {
         try writer?.flush()
     }
 
-    /// The interactions the cassette holds now: the earlier ones, then those recorded in this run.
-    public var interactions: [Interaction] { writer?.interactions ?? player?.interactions ?? [] }
+    /// How many interactions the cassette holds now: the earlier ones and those recorded in this run.
+    public var interactionCount: Int { writer?.interactionCount ?? player?.interactions.count ?? 0 }
 }

@@ -50,7 +50,7 @@ public final class RecordResponder: Responder {
         }
         admin = AdminEndpoints(
             mode: settings.mode.rawValue,
-            cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactions.count) },
+            cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
             journal: journal, unmatched: unmatched, resetPlayback: {}, authority: authority)
     }
 

@@ -152,7 +152,7 @@ private final class UpstreamHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "first half")))), promise: nil)
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .milliseconds(800)) {
+            context.eventLoop.scheduleTask(in: .milliseconds(800 * Int64(Fixtures.deadlineScale))) {
                 let (h, c) = bound.value
                 c.write(h.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "secondhalf")))), promise: nil)
                 c.writeAndFlush(h.wrapOutboundOut(.end(nil)), promise: nil)
