@@ -3,6 +3,8 @@
 #   (a) the bare SwiftNIO server answering a fixed JSON response (the baseline),
 #   (b) `tapedeck replay` on a 1,000- and a 100,000-interaction cassette,
 #   (c) `tapedeck record --target` in front of the bare server, recording into a cassette,
+#   (d) the same proxy forwarding only (the upstream host passed through, nothing recorded),
+#       which separates the cost of forwarding from the cost of recording,
 # all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a).
 # Usage: scripts/bench-server.sh [DURATION_SECONDS]   (default 10)
 set -euo pipefail
@@ -86,6 +88,11 @@ start record "$BIN/tapedeck" record "$WORK/recorded.json" --target "http://127.0
 RECORD_PID=$PID; RECORD_PORT=$PORT
 load record "http://127.0.0.1:$RECORD_PORT/items/500" "$CONNECTIONS" "$DURATION"
 report record "tapedeck record --target (64 conn)" "$(rss_mb "$RECORD_PID")" "$BARE_RPS"
+
+start forward "$BIN/tapedeck" record "$WORK/unused.json" --target "http://127.0.0.1:$BARE_PORT" --passthrough-host 127.0.0.1
+load forward "http://127.0.0.1:$PORT/items/500" "$CONNECTIONS" "$DURATION"
+report forward "same, forwarding only (no record)" "$(rss_mb "$PID")" "$BARE_RPS"
+stop "$PID"
 
 echo "== one connection, ${DURATION}s: median latency added by the recording proxy =="
 load bare1 "http://127.0.0.1:$BARE_PORT/items/1" 1 "$DURATION"

@@ -206,7 +206,12 @@ import Testing
                 midRequest.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nname=half")
                 midRequest.hangUp()
             }
-            try await Task.sleep(for: .milliseconds(1200) * Fixtures.deadlineScale)
+            // The upstream never finishes /stall-body: only the proxy passing the hang-up on ends it.
+            let deadline = ContinuousClock.now + .seconds(5) * Fixtures.deadlineScale
+            while upstream.abandonedStalls.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(upstream.abandonedStalls.withLock { $0 } == 1, "the proxy closes the upstream connection of a client that left")
             #expect(try await Curl.run([harness.base + "/plaintext?name=Still"]).text == "Hello Still!")
         }
         try await upstream.stop()

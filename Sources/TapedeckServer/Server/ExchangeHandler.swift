@@ -96,11 +96,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        scope.close()
-        context.fireChannelInactive()
-    }
-
+    /// The connection closed or its HTTP handlers were replaced (a tunnel): drops what it kept.
     func handlerRemoved(context: ChannelHandlerContext) {
         scope.close()
     }
