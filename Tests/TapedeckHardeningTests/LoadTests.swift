@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TapedeckCore
+import TapedeckTestSupport
+import Testing
 
 /// The heavy load suite: 1,000 keep-alive connections for 30 s against replay and record, and
 /// 500 half-sent requests next to real clients. Runs only with `TAPEDECK_HARDENING=1`

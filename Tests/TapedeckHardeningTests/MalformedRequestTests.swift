@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TapedeckCore
+import TapedeckTestSupport
+import Testing
 
 /// A corpus of malformed requests replayed against a live `tapedeck replay`: the server never
 /// crashes, and always answers or closes the connection.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TapedeckCore
+import TapedeckTestSupport
+import Testing
 
 /// Faults while recording: upstream resets, truncated upstream bodies, a full disk and
 /// kill -9 each leave a valid cassette and a clear log line; nothing acknowledged is lost.

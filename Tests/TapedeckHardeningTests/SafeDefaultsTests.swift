@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TapedeckCore
+import TapedeckTestSupport
+import Testing
 @testable import TapedeckServer
 
 /// Safe defaults: loopback binding, proxy authentication, `--no-admin`, CA key permissions,

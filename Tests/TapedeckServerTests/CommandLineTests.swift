@@ -1,6 +1,6 @@
 import Foundation
-import TapedeckTestSupport
 import TapedeckCore
+import TapedeckTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +12,7 @@ import Glibc
     func replayPrintsTheListeningLineServesAndExitsZeroOnSignal(signal: Int32) async throws {
         let home = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }
-        let server = try ServerProcess(["replay", "cassettes/example.json", "--port", "0"], environment: ["TAPEDECK_HOME": home.path])
+        let server = try TapedeckProcess(["replay", "cassettes/example.json", "--port", "0"], environment: ["TAPEDECK_HOME": home.path])
         let port = try server.waitUntilListening()
         #expect(server.listeningLine == "tapedeck listening on http://127.0.0.1:\(port)")
         let answer = try await Curl.run(["http://127.0.0.1:\(port)/plaintext?name=Shawn"])

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
-import TapedeckTestSupport
 import TapedeckCore
+import TapedeckTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +14,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start()
         let cassette = directory.appending(path: "cli.json")
-        let server = try ServerProcess(["record", cassette.path, "--target", upstream.base, "--port", "0", "--insecure-upstream"],
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0", "--insecure-upstream"],
                                        environment: ["TAPEDECK_HOME": directory.appending(path: "home").path])
         let port = try server.waitUntilListening()
         #expect(server.listeningLine == "tapedeck listening on http://127.0.0.1:\(port)")
@@ -32,7 +32,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start()
         let cassette = directory.appending(path: "killed.json")
-        let server = try ServerProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"],
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"],
                                        environment: ["TAPEDECK_HOME": directory.appending(path: "home").path])
         let port = try server.waitUntilListening()
         let load = Task {

@@ -1,8 +1,9 @@
-import TapedeckCore
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import TapedeckCore
+import TapedeckTestSupport
 
 /// The figures of one load run.
 struct LoadResult: Sendable {

@@ -1,27 +1,32 @@
-import TapedeckCore
 import Foundation
-import TapedeckTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `tapedeck replay|record` run as a child process: its port, its standard error, its memory.
-final class TapedeckProcess: @unchecked Sendable {
-    let process = Process()
+/// `tapedeck replay|record` run as a child process: its listening line and port, its
+/// standard error, its memory and file descriptors, and how it exits.
+public final class TapedeckProcess: @unchecked Sendable {
+    /// The child process.
+    public let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
-    private let errorText = Locked(Data())
+    private let lock = NSLock()
+    private var errorText = Data()
     private let errorsDone = DispatchSemaphore(value: 0)
     /// The port from the listening line.
-    private(set) var port = 0
+    public private(set) var port = 0
+    /// The listening line exactly.
+    public private(set) var listeningLine = ""
 
-    /// Starts `tapedeck ARGUMENTS` with extra environment, optionally through `sh -c 'ulimit ...; exec'`.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `tapedeck ARGUMENTS` with extra environment, in `directory` (default: the repository root).
+    public init(_ arguments: [String], environment: [String: String] = [:],
+                directory: URL = ExampleUpstream.repositoryRoot) throws {
         process.executableURL = try TapedeckBinary.locate()
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         process.environment = merged
+        process.currentDirectoryURL = directory
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -30,15 +35,15 @@ final class TapedeckProcess: @unchecked Sendable {
             while true {
                 let data = handle.availableData
                 if data.isEmpty { break }
-                self.errorText.withLock { $0.append(data) }
+                lock.withLock { errorText.append(data) }
             }
-            self.errorsDone.signal()
+            errorsDone.signal()
         }
     }
 
-    /// Waits for `tapedeck listening on http://127.0.0.1:PORT` and returns the port.
+    /// Waits for `tapedeck listening on http://HOST:PORT` and returns the port.
     @discardableResult
-    func waitUntilListening(timeout: Double = 60) throws -> Int {
+    public func waitUntilListening(timeout: Double = 60) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         var line = Data()
         let handle = output.fileHandleForReading
@@ -49,6 +54,7 @@ final class TapedeckProcess: @unchecked Sendable {
                 let text = String(decoding: line, as: UTF8.self)
                 if let range = text.range(of: "tapedeck listening on http://"), let colon = text[range.upperBound...].lastIndex(of: ":"),
                    let port = Int(text[text.index(after: colon)...]) {
+                    listeningLine = text
                     self.port = port
                     return port
                 }
@@ -58,36 +64,46 @@ final class TapedeckProcess: @unchecked Sendable {
             }
         }
         process.terminate()
-        throw HardeningError("tapedeck did not print its listening line; stderr: \(standardErrorSoFar())")
+        throw TapedeckProcessError(message: "tapedeck did not print its listening line; stderr: \(standardErrorSoFar())")
     }
 
     /// Sends a signal.
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Waits for the exit, killing the process after `timeout` seconds; returns the status.
+    /// Waits for the exit, killing the process after `timeout` seconds; returns the status (-9 when killed).
     @discardableResult
-    func waitForExit(timeout: Double = 30) -> Int32 {
+    public func waitForExit(timeout: Double = 30) -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -9
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
 
     /// Stops the process (SIGTERM, then SIGKILL) and returns its standard error.
     @discardableResult
-    func stop() -> String {
+    public func stop() -> String {
         if process.isRunning { signal(SIGTERM) }
         waitForExit(timeout: 15)
+        return standardError()
+    }
+
+    /// Everything written to standard error, once the process closed it (after the exit).
+    public func standardError() -> String {
         _ = errorsDone.wait(timeout: .now() + 5)
+        errorsDone.signal()
         return standardErrorSoFar()
     }
 
     /// Standard error written so far.
-    func standardErrorSoFar() -> String { String(decoding: errorText.withLock { $0 }, as: UTF8.self) }
+    public func standardErrorSoFar() -> String { String(decoding: lock.withLock { errorText }, as: UTF8.self) }
 
     /// The resident memory of the process in KiB, from /proc.
-    func residentKiB() -> Int? {
+    public func residentKiB() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
@@ -96,7 +112,14 @@ final class TapedeckProcess: @unchecked Sendable {
     }
 
     /// How many file descriptors the process holds open.
-    func openDescriptors() -> Int {
+    public func openDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1
     }
+}
+
+/// The child process did not start as expected.
+public struct TapedeckProcessError: Error, CustomStringConvertible {
+    /// What went wrong, with the child's standard error.
+    public let message: String
+    public var description: String { message }
 }
