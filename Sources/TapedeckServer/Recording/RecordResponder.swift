@@ -5,8 +5,9 @@ import NIOSSL
 import TapedeckCore
 
 /// The recording proxy: serves what the cassette already matches (by mode), forwards the
-/// rest upstream (one upstream connection per client connection), streams the answer back as it arrives, and records
-/// the finished exchange through the core's recorder (redacted, durably saved).
+/// rest upstream (one upstream connection per client connection), streams the answer back
+/// as it arrives, and records the finished exchange through the core's recorder (redacted,
+/// durably saved).
 public final class RecordResponder: Responder {
     /// The core recorder holding the cassette.
     public let recorder: Recorder

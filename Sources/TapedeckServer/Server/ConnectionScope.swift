@@ -1,5 +1,3 @@
-import NIOCore
-
 /// What lives as long as one client connection: the recording proxy keeps the upstream
 /// connection of that client here, so the next request on the same client connection reuses it.
 /// Used on the connection's event loop only.
