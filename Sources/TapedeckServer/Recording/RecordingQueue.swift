@@ -1,14 +1,17 @@
 import Dispatch
 import TapedeckCore
 
-/// Records finished exchanges off the event loops, in the order they finished. Everything
-/// pending is taken in one go, so a busy proxy wakes the recording thread once per batch
-/// rather than once per exchange.
+/// Records finished exchanges off the event loops, in the order they finished. The recording
+/// thread starts 2 ms after the first exchange of a batch and takes everything pending in one
+/// go, so a busy proxy wakes it a few hundred times a second rather than once per exchange.
 final class RecordingQueue: Sendable {
     private struct Pending {
         var exchanges: [FinishedExchange] = []
         var isDraining = false
     }
+
+    /// How long a batch gathers before the recording thread takes it.
+    private static let gathering = DispatchTimeInterval.milliseconds(2)
 
     private let pending = Locked(Pending())
     private let queue = DispatchQueue(label: "tapedeck.recording")
@@ -26,7 +29,7 @@ final class RecordingQueue: Sendable {
             defer { pending.isDraining = true }
             return !pending.isDraining
         }
-        if startDraining { queue.async { [self] in drain() } }
+        if startDraining { queue.asyncAfter(deadline: .now() + Self.gathering) { [self] in drain() } }
     }
 
     private func drain() {
