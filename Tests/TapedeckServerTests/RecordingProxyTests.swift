@@ -172,28 +172,20 @@ import Testing
     }
 
     @Test func silentUpstreamGives504AndRecordsNothing() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let upstream = try await TestUpstream.start()
-        let cassette = directory.appending(path: "timeout.json")
-        let settings = RecordSettings(cassette: cassette, target: upstream.base, upstreamTimeout: .milliseconds(300))
-        try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
+        let settings = { (cassette: URL, upstream: TestUpstream) in
+            RecordSettings(cassette: cassette, target: upstream.base, upstreamTimeout: .milliseconds(300))
+        }
+        let stored = try await RecordHarness.recordFromTestUpstream(settings: settings) { harness, _ in
             let result = try await Curl.run(["--include", harness.base + "/slow"])
             #expect(result.text.hasPrefix("HTTP/1.1 504"))
             #expect(result.text.contains("Tapedeck-Error: upstream-timeout"))
             #expect(try await Curl.run([harness.base + "/plaintext?name=After"]).text == "Hello After!")
-        }
-        try await upstream.stop()
-        let stored = try CassetteCodec().load(cassette)
+        }.cassette
         #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
     }
 
     @Test func clientLeavingMidRequestOrMidResponseIsNotRecordedAndOthersAreServed() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let upstream = try await TestUpstream.start()
-        let cassette = directory.appending(path: "leave.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+        let stored = try await RecordHarness.recordFromTestUpstream { harness, upstream in
             do {
                 let midResponse = try RawConnection(port: harness.server.port)
                 midResponse.send("GET /stall-body HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -213,18 +205,12 @@ import Testing
             }
             #expect(upstream.abandonedStalls.withLock { $0 } == 1, "the proxy closes the upstream connection of a client that left")
             #expect(try await Curl.run([harness.base + "/plaintext?name=Still"]).text == "Hello Still!")
-        }
-        try await upstream.stop()
-        let stored = try CassetteCodec().load(cassette)
+        }.cassette
         #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
     }
 
     @Test func twoHundredConcurrentRequestsAreAllRecorded() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let upstream = try await TestUpstream.start()
-        let cassette = directory.appending(path: "many.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+        let stored = try await RecordHarness.recordFromTestUpstream { harness, _ in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for index in 0..<200 {
@@ -233,32 +219,24 @@ import Testing
                     for try await status in group { #expect(status == 200) }
                 }
             }
-        }
-        try await upstream.stop()
-        let stored = try CassetteCodec().load(cassette)
+        }.cassette
         #expect(stored.interactions.count == 200)
         let indices = Set(stored.interactions.compactMap { $0.request.url.split(separator: "=").last.map(String.init) })
         #expect(indices == Set((0..<200).map(String.init)))
     }
 
     @Test func defaultRedactionsApplyBeforeWriting() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let upstream = try await TestUpstream.start()
-        let cassette = directory.appending(path: "redacted.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+        let (text, stored) = try await RecordHarness.recordFromTestUpstream { harness, _ in
             let result = try await Curl.run([
                 "-H", "Authorization: Bearer s1", "-H", "Cookie: id=s2", "-H", "X-Api-Key: s3", "-H", "Content-Type: application/json",
                 "--data", #"{"user":"me","password":"s4","client_secret":"s5","nested":{"id_token":"s6"}}"#,
                 harness.base + "/login?access_token=s7&api_key=s8&apikey=s9&client_secret=s10&password=s11&token=s12&keep=yes"])
             #expect(result.text.contains("live-secret"))
         }
-        try await upstream.stop()
-        let text = try String(contentsOf: cassette, encoding: .utf8)
         for secret in ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "live-secret", "r-secret", "abc123"] {
             #expect(!text.contains("\"\(secret)\"") && !text.contains("=\(secret)") && !text.contains(" \(secret)"), "\(secret) was written")
         }
-        let interaction = try #require(try CassetteCodec().load(cassette).interactions.first)
+        let interaction = try #require(stored.interactions.first)
         #expect(interaction.request.headers["Authorization"] == Redactor.placeholder)
         #expect(interaction.request.headers["Cookie"] == Redactor.placeholder)
         #expect(interaction.request.headers["X-Api-Key"] == Redactor.placeholder)

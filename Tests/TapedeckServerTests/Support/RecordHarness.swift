@@ -37,6 +37,27 @@ struct RecordHarness {
         }
     }
 
+    /// Records from a fresh `TestUpstream` into a cassette in a temporary folder: runs `body`
+    /// with the proxy (reverse, in front of the upstream, unless `settings` says otherwise),
+    /// stops the upstream and returns the cassette file's text and what it holds.
+    static func recordFromTestUpstream(
+        settings: (_ cassette: URL, _ upstream: TestUpstream) -> RecordSettings = { RecordSettings(cassette: $0, target: $1.base) },
+        _ body: (RecordHarness, TestUpstream) async throws -> Void
+    ) async throws -> (text: String, cassette: Cassette) {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "recorded.json")
+        let upstream = try await TestUpstream.start()
+        do {
+            try await run(settings: settings(cassette, upstream)) { harness in try await body(harness, upstream) }
+        } catch {
+            try? await upstream.stop()
+            throw error
+        }
+        try await upstream.stop()
+        return (try String(contentsOf: cassette, encoding: .utf8), try CassetteCodec().load(cassette))
+    }
+
     /// Writes the local CA certificate to a file for curl --cacert.
     func authorityFile() throws -> URL {
         let file = authorityHome.appending(path: "client-ca.pem")
