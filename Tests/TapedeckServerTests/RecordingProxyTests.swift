@@ -209,6 +209,17 @@ import Testing
         #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
     }
 
+    @Test func keptUpstreamConnectionClosedUnderARequestIsReplacedOnce() async throws {
+        let stored = try await RecordHarness.recordFromTestUpstream { harness, upstream in
+            // One curl, one client connection: the second request goes to the kept upstream
+            // connection, which the upstream closes instead of answering.
+            let result = try await Curl.run([harness.base + "/one-per-connection?n=1", harness.base + "/one-per-connection?n=2"])
+            #expect(result.text == "served 1\nserved 2\n")
+            #expect(upstream.requests.withLock { $0 } == 3, "the second request reached the upstream twice")
+        }.cassette
+        #expect(stored.interactions.map(\.request.target.query) == ["n=1", "n=2"])
+    }
+
     @Test func twoHundredConcurrentRequestsAreAllRecorded() async throws {
         let stored = try await RecordHarness.recordFromTestUpstream { harness, _ in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in

@@ -92,6 +92,8 @@ private final class UpstreamHandler: ChannelInboundHandler {
     private var body = ByteBuffer()
     /// Whether a `/stall-body` answer is half sent on this connection.
     private var stalling = false
+    /// How many requests this connection answered.
+    private var answeredHere = 0
 
     init(counter: CounterBox) { self.counter = counter }
 
@@ -119,6 +121,7 @@ private final class UpstreamHandler: ChannelInboundHandler {
 
     private func route(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let number = counter.next()
+        defer { answeredHere += 1 }
         let parts = head.uri.split(separator: "?", maxSplits: 1)
         let path = String(parts.first ?? "/")
         let query = parts.count > 1 ? String(parts[1]) : ""
@@ -129,6 +132,12 @@ private final class UpstreamHandler: ChannelInboundHandler {
         let requestBody = Data(body.readableBytesView)
         let json = [("Content-Type", "application/json")]
         switch (head.method, path) {
+        case (.GET, "/one-per-connection") where answeredHere > 0:
+            // Like a server whose keep-alive timeout ends just as the next request arrives.
+            context.close(promise: nil)
+            return
+        case (.GET, "/one-per-connection"):
+            send(context, headers: [("Content-Type", "text/plain")], body: Data("served \(pairs["n"] ?? "")\n".utf8))
         case (.GET, "/plaintext"), (.HEAD, "/plaintext"):
             send(context, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data("Hello \(pairs["name"] ?? "nobody")!".utf8))
         case (.POST, "/postName"):
