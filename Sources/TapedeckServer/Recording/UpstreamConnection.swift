@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import NIOSSL
 
 /// Where a forwarded request goes: scheme, host and port.
@@ -37,25 +36,15 @@ final class UpstreamConnection {
     /// Connects on `eventLoop`, with TLS (and SNI for names) when the origin is https.
     static func connect(to origin: UpstreamOrigin, tls: NIOSSLContext, timeout: TimeAmount,
                         on eventLoop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
-        ClientBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let operations = channel.pipeline.syncOperations
-                    if origin.isSecure {
-                        let serverName = IPAddressBytes(origin.host) == nil ? origin.host : nil
-                        try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
-                    }
-                    try operations.addHTTPClientHandlers()
-                    try operations.addHandler(UpstreamResponseHandler())
-                }
-            }
-            .connect(host: origin.host, port: origin.port)
-            .flatMapThrowing { channel in
-                let handler = try channel.pipeline.syncOperations.handler(type: UpstreamResponseHandler.self)
-                return UpstreamConnection(origin: origin, channel: channel, handler: handler)
-            }
+        let connecting = UpstreamSocket.connect(host: origin.host, port: origin.port, tls: origin.isSecure ? tls : nil,
+                                                timeout: timeout, on: eventLoop) { operations in
+            try operations.addHTTPClientHandlers()
+            try operations.addHandler(UpstreamResponseHandler())
+        }
+        return connecting.flatMapThrowing { channel in
+            let handler = try channel.pipeline.syncOperations.handler(type: UpstreamResponseHandler.self)
+            return UpstreamConnection(origin: origin, channel: channel, handler: handler)
+        }
     }
 
     /// Sends a whole request; the answer goes to `exchange` piece by piece.

@@ -1,6 +1,5 @@
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import NIOSSL
 import TapedeckCore
 
@@ -155,29 +154,9 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
             refuse(context: context, status: HTTPResponseStatus(statusCode: status), reason: reason)
         case .relay:
             state = .responding(keepAlive: true)
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            ClientBootstrap(group: context.eventLoop)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connectTimeout(.seconds(10))
-                .connect(host: host, port: port)
-                .whenComplete { result in
-                    let (handler, context) = bound.value
-                    switch result {
-                    case .failure(let error):
-                        handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
-                                       code: "upstream-unreachable")
-                    case .success(let upstream):
-                        handler.writeTunnelEstablished(context: context).whenSuccess {
-                            let (handler, context) = bound.value
-                            do {
-                                try ServerPipeline.switchToRelay(context: context, handler: handler, upstream: upstream)
-                            } catch {
-                                upstream.close(promise: nil)
-                                context.close(promise: nil)
-                            }
-                        }
-                    }
-                }
+            relay(context: context, host: host, port: port, tls: nil) { handler, context, _ in
+                handler.writeTunnelEstablished(context: context)
+            }
         case .intercept(let sslContext):
             state = .responding(keepAlive: true)
             let written = writeTunnelEstablished(context: context)
@@ -198,27 +177,24 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Connects to an upstream, sends the bytes given, and relays the connection to it (WebSocket upgrades).
     func openUpstreamTunnel(context: ChannelHandlerContext, host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+        relay(context: context, host: host, port: port, tls: tls) { _, _, upstream in
+            upstream.writeAndFlush(initialBytes)
+        }
+    }
+
+    /// Connects to `host:port` and, once `prepare` (run with the new upstream connection) is done,
+    /// relays this connection to it byte for byte; answers 502 when connecting fails.
+    private func relay(context: ChannelHandlerContext, host: String, port: Int, tls: NIOSSLContext?,
+                       prepare: @escaping (ExchangeHandler, ChannelHandlerContext, any Channel) -> EventLoopFuture<Void>) {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        ClientBootstrap(group: context.eventLoop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(10))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        let serverName = IPAddressBytes(host) == nil ? host : nil
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
-                    }
-                }
-            }
-            .connect(host: host, port: port)
-            .whenComplete { result in
-                let (handler, context) = bound.value
-                switch result {
-                case .failure(let error):
-                    handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
-                                   code: "upstream-unreachable")
-                case .success(let upstream):
-                    upstream.writeAndFlush(initialBytes, promise: nil)
+        UpstreamSocket.connect(host: host, port: port, tls: tls, on: context.eventLoop).assumeIsolated().whenComplete { result in
+            let (handler, context) = bound.value
+            switch result {
+            case .failure(let error):
+                handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
+                               code: "upstream-unreachable")
+            case .success(let upstream):
+                prepare(handler, context, upstream).assumeIsolated().whenSuccess {
                     do {
                         try ServerPipeline.switchToRelay(context: context, handler: handler, upstream: upstream)
                     } catch {
@@ -227,6 +203,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
                     }
                 }
             }
+        }
     }
 
     /// Answers a CONNECT with 200; completes when the answer is on the wire.
