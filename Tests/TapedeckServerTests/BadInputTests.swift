@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TapedeckTestSupport
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -15,18 +16,18 @@ import Testing
 
     @Test func malformedRequestLineGets400AndTheServerStaysUp() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             connection.send("THIS IS NOT HTTP\r\n\r\n")
-            let (data, closed) = await connection.read()
+            let (data, ending) = await connection.read()
             #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
-            #expect(closed)
+            #expect(ending == .closed)
             try await stillServes(harness)
         }
     }
 
     @Test func malformedHeaderGets400() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             connection.send("GET / HTTP/1.1\r\nHost x-no-colon\r\n\r\n")
             let (data, _) = await connection.read()
             #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 400 Bad Request"))
@@ -36,7 +37,7 @@ import Testing
 
     @Test func oversizedHeadersGet431() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
             let (data, _) = await connection.read()
             #expect(String(decoding: data, as: UTF8.self).hasPrefix("HTTP/1.1 431 Request Header Fields Too Large"))
@@ -46,11 +47,11 @@ import Testing
 
     @Test func bodyOverTheLimitGets413ByLengthAndWhenChunked() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
-            let declared = try RawConnection(port: harness.server.port)
+            let declared = try RawSocket(port: harness.server.port)
             declared.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
             let (first, _) = await declared.read()
             #expect(String(decoding: first, as: UTF8.self).hasPrefix("HTTP/1.1 413 Payload Too Large"))
-            let chunked = try RawConnection(port: harness.server.port)
+            let chunked = try RawSocket(port: harness.server.port)
             let piece = String(repeating: "b", count: 600)
             chunked.send("POST /postName HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n258\r\n\(piece)\r\n258\r\n\(piece)\r\n0\r\n\r\n")
             let (second, _) = await chunked.read()
@@ -62,15 +63,15 @@ import Testing
 
     @Test func silentClientIsDroppedAfterTheIdleTimeout() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port, timeout: 10)
+            let connection = try RawSocket(port: harness.server.port, timeout: 10)
             let start = ContinuousClock.now
-            let (data, closed) = await connection.read()
-            #expect(closed)
+            let (data, ending) = await connection.read()
+            #expect(ending == .closed)
             #expect(data.isEmpty)
             #expect(ContinuousClock.now - start < .seconds(9))
-            let partial = try RawConnection(port: harness.server.port, timeout: 10)
+            let partial = try RawSocket(port: harness.server.port, timeout: 10)
             partial.send("GET /plaintext HTTP/1.1\r\nHo")
-            #expect(await partial.read().closed)
+            #expect(await partial.read().ending == .closed)
             try await stillServes(harness)
         }
     }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TapedeckTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -187,14 +188,14 @@ import Testing
     @Test func clientLeavingMidRequestOrMidResponseIsNotRecordedAndOthersAreServed() async throws {
         let stored = try await RecordHarness.recordFromTestUpstream { harness, upstream in
             do {
-                let midResponse = try RawConnection(port: harness.server.port)
+                let midResponse = try RawSocket(port: harness.server.port)
                 midResponse.send("GET /stall-body HTTP/1.1\r\nHost: x\r\n\r\n")
                 let (data, _) = await midResponse.read { $0.occurrences(of: "first half") == 1 }
                 #expect(data.occurrences(of: "first half") == 1)
                 midResponse.hangUp()
             }
             do {
-                let midRequest = try RawConnection(port: harness.server.port)
+                let midRequest = try RawSocket(port: harness.server.port)
                 midRequest.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nname=half")
                 midRequest.hangUp()
             }
@@ -334,7 +335,7 @@ import Testing
         let upstream = try await EchoUpgradeUpstream.start()
         let cassette = directory.appending(path: "ws.json")
         try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: "http://127.0.0.1:\(upstream.port)")) { (harness: RecordHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             connection.send("GET /socket HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
             let (head, _) = await connection.read { $0.occurrences(of: "\r\n\r\n") == 1 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import TapedeckTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -78,12 +79,12 @@ import Testing
         ]}
         """#, named: "head.json", in: directory)
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             connection.send("HEAD /doc HTTP/1.1\r\nHost: x\r\n\r\nHEAD /missing HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /doc HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            let (data, closed) = await connection.read()
+            let (data, ending) = await connection.read()
             let text = String(decoding: data, as: UTF8.self)
-            #expect(closed)
+            #expect(ending == .closed)
             let responses = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
             #expect(responses.count == 3)
             let head = try #require(responses.first)
@@ -103,14 +104,14 @@ import Testing
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             let requests = "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /users?team=empty HTTP/1.1\r\nHost: x\r\n\r\n"
                 + "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             connection.send(requests)
-            let (data, closed) = await connection.read()
+            let (data, ending) = await connection.read()
             let text = String(decoding: data, as: UTF8.self)
-            #expect(closed)
+            #expect(ending == .closed)
             let first = try #require(text.range(of: "Hello Shawn!"))
             let second = try #require(text.range(of: "team not found"))
             let third = try #require(text.range(of: "Hello Shawn!", range: second.upperBound..<text.endIndex))
@@ -121,11 +122,11 @@ import Testing
 
     @Test func keepAliveServesManyRequestsOnOneConnection() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let connection = try RawConnection(port: harness.server.port)
+            let connection = try RawSocket(port: harness.server.port)
             for _ in 0..<5 {
                 connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n\r\n")
-                let (data, closed) = await connection.read { $0.occurrences(of: "Hello Shawn!") == 1 }
-                #expect(!closed)
+                let (data, ending) = await connection.read { $0.occurrences(of: "Hello Shawn!") == 1 }
+                #expect(ending != .closed)
                 #expect(data.occurrences(of: "Hello Shawn!") == 1)
             }
         }

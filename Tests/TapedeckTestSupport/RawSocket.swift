@@ -4,15 +4,15 @@ import Glibc
 #endif
 
 /// A plain TCP connection to 127.0.0.1, for bytes no HTTP client would send.
-final class RawSocket: @unchecked Sendable {
+public final class RawSocket: @unchecked Sendable {
     private let socket: Int32
     /// The descriptor, for checks without reading.
-    var socketDescriptor: Int32 { socket }
+    public var socketDescriptor: Int32 { socket }
 
     /// Connects to a port on 127.0.0.1; reads give up after `timeout` seconds.
-    init(port: Int, timeout: Int = 10) throws {
+    public init(port: Int, timeout: Int = 10) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw HardeningError("socket() failed: errno \(errno)") }
+        guard socket >= 0 else { throw RawSocketError(message: "socket() failed: errno \(errno)") }
         var time = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -22,16 +22,19 @@ final class RawSocket: @unchecked Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(socket); throw HardeningError("connect to 127.0.0.1:\(port) failed: errno \(errno)") }
+        guard connected == 0 else { close(socket); throw RawSocketError(message: "connect to 127.0.0.1:\(port) failed: errno \(errno)") }
     }
 
     deinit { close(socket) }
 
+    /// Ends the connection now, both ways, whatever still holds this object.
+    public func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
+
     /// Sends text.
-    func send(_ text: String) { send(Data(text.utf8)) }
+    public func send(_ text: String) { send(Data(text.utf8)) }
 
     /// Sends bytes; stops quietly if the peer has gone.
-    func send(_ data: Data) {
+    public func send(_ data: Data) {
         data.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
@@ -44,10 +47,10 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// How a read ended.
-    enum Ending: Equatable { case closed, timedOut, reset, satisfied }
+    public enum Ending: Equatable, Sendable { case closed, timedOut, reset, satisfied }
 
     /// Reads (blocking) until the peer closes, the timeout passes, or `done` says enough.
-    func readBlocking(until done: (Data) -> Bool = { _ in false }) -> (data: Data, ending: Ending) {
+    public func readBlocking(until done: (Data) -> Bool = { _ in false }) -> (data: Data, ending: Ending) {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -60,45 +63,32 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// Reads on a thread of its own, so the caller's executor is not blocked.
-    func read(until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> (data: Data, ending: Ending) {
+    public func read(until done: @escaping @Sendable (Data) -> Bool = { _ in false }) async -> (data: Data, ending: Ending) {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: self.readBlocking(until: done)) }
         }
     }
 
     /// Sends a whole `Connection: close` request and reads until the server closes.
-    static func exchange(port: Int, _ request: String, timeout: Int = 10) async throws -> (data: Data, ending: Ending) {
+    public static func exchange(port: Int, _ request: String, timeout: Int = 10) async throws -> (data: Data, ending: Ending) {
         let socket = try RawSocket(port: port, timeout: timeout)
         socket.send(request)
         return await socket.read()
     }
 }
 
-extension Data {
-    /// The status code of the first HTTP response in these bytes, if any.
-    var httpStatus: Int? {
-        guard count >= 12, starts(with: Data("HTTP/1.".utf8)) else { return nil }
-        return Int(String(decoding: self[index(startIndex, offsetBy: 9)..<index(startIndex, offsetBy: 12)], as: UTF8.self))
-    }
-
-    /// How many HTTP responses start in these bytes.
-    var httpResponseCount: Int {
-        var count = 0
-        var start = startIndex
-        let needle = Data("HTTP/1.1 ".utf8)
-        while let range = self.range(of: needle, in: start..<endIndex) {
-            count += 1
-            start = range.upperBound
-        }
-        return count
-    }
-}
-
 extension RawSocket {
     /// Whether the peer has closed the connection (checked without waiting).
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         let count = recv(socketDescriptor, &byte, 1, Int32(MSG_DONTWAIT))
         return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
+}
+
+/// The raw connection could not be made.
+public struct RawSocketError: Error, CustomStringConvertible {
+    /// What failed, with errno.
+    public let message: String
+    public var description: String { message }
 }
