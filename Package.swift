@@ -34,11 +34,14 @@ let package = Package(
     targets: [
         // zlib, for gzip and deflate bodies: the system library, no SwiftNIO.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // One C call Swift's Glibc module does not expose: swapping two files atomically.
+        .target(name: "CRenameExchange"),
         // The shared core: cassette format, matching, playback, latency, redaction, recording.
         .target(
             name: "TapedeckCore",
             dependencies: [
                 "CZlib",
+                "CRenameExchange",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -138,6 +141,7 @@ let package = Package(
                 "TapedeckTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -29,7 +29,7 @@ struct RecorderTests {
     func linearSaving() throws {
         let file = try makeTemporaryDirectory().appendingPathComponent("many.json")
         let writer = CassetteWriter(file: file, codec: CassetteCodec(), meta: CassetteMeta(), existing: [],
-                                    flushDelay: .seconds(30), onError: { _ in })
+                                    flushDelay: .seconds(30), keepsSpare: false, onError: { _ in })
         for number in 0..<2000 { writer.append(exchange(number)) }
         try writer.flush()
         #expect(writer.saveCount == 1)
@@ -62,6 +62,25 @@ struct RecorderTests {
         #expect(try await reader.value > 0)
         #expect(try CassetteCodec().load(file).interactions.count == 300)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["atomic.json"])
+    }
+
+    @Test("with a spare file, saves append: each holds every interaction in order, byte for byte as a whole save")
+    func spareFileSaving() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("long.json")
+        try CassetteCodec().save(cassette([exchange(0)]), to: file)
+        let recorder = try Recorder(file: file, mode: .newEpisodes, flushDelay: .seconds(30), keepsSpareFile: true)
+        for round in 1...4 {
+            for number in (round * 10)..<(round * 10 + 10) { try recorder.record(exchange(number)) }
+            try recorder.flush()
+            let saved = try CassetteCodec().load(file)
+            #expect(saved.interactions.map(\.response.body.text) == ["answer 0"] + (10..<(round * 10 + 10)).map { "answer \($0)" })
+            #expect(try Data(contentsOf: file) == CassetteCodec().encode(saved).bytes)
+            #expect(recorder.interactionCount == 1 + round * 10)
+        }
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".long.json.spare").path))
+        try recorder.finish()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["long.json"])
     }
 
     @Test("new-episodes replays what matches and records the rest after the earlier interactions")

@@ -221,6 +221,22 @@ import Testing
         #expect(stored.interactions.map(\.request.target.query) == ["n=1", "n=2"])
     }
 
+    @Test func pipelinedRequestsAreForwardedOneAtATimeAnsweredInOrderAndRecorded() async throws {
+        let stored = try await RecordHarness.recordFromTestUpstream { harness, _ in
+            // Three requests in one write: the proxy reads ahead while the first is upstream and
+            // must hold the others until its answer is complete.
+            let connection = try RawSocket(port: harness.server.port)
+            connection.send((1...3).map { "GET /counter?i=\($0) HTTP/1.1\r\nHost: x\r\n\($0 == 3 ? "Connection: close\r\n" : "")\r\n" }.joined())
+            let (data, ending) = await connection.read()
+            #expect(ending == .closed)
+            let text = String(decoding: data, as: UTF8.self)
+            let answers = (1...3).map { text.range(of: "for \($0)")?.lowerBound }
+            #expect(answers.allSatisfy { $0 != nil } && answers == answers.sorted { $0! < $1! }, "\(text)")
+            #expect(data.occurrences(of: "HTTP/1.1 200") == 3)
+        }.cassette
+        #expect(stored.interactions.map(\.request.target.query) == ["i=1", "i=2", "i=3"])
+    }
+
     @Test func twoHundredConcurrentRequestsAreAllRecorded() async throws {
         let stored = try await RecordHarness.recordFromTestUpstream { harness, _ in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in

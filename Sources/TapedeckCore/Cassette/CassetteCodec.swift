@@ -73,22 +73,33 @@ public struct CassetteCodec: Sendable {
     /// The whole file from already-encoded interaction fragments, as pieces that make the file
     /// when written one after another: the fragments are not copied into one buffer.
     func assemble(meta: CassetteMeta, fragments: [Data], file: URL?) throws(CassetteError) -> [Data] {
+        [Self.head] + Self.items(fragments, from: 0) + [try tail(meta: meta, count: fragments.count, file: file)]
+    }
+
+    /// The bytes before the first interaction.
+    static let head = Data("{\n  \"interactions\" : [".utf8)
+
+    /// The pieces of the interactions whose fragments are given, the first at `index`.
+    static func items(_ fragments: some Collection<Data>, from index: Int) -> [Data] {
+        var pieces: [Data] = []
+        pieces.reserveCapacity(2 * fragments.count)
+        for (offset, fragment) in fragments.enumerated() {
+            pieces.append(index + offset == 0 ? firstSeparator : separator)
+            pieces.append(fragment)
+        }
+        return pieces
+    }
+
+    /// The bytes after the last of `count` interactions: the end of the array, `meta` and `version`.
+    func tail(meta: CassetteMeta, count: Int, file: URL?) throws(CassetteError) -> Data {
         let metaBytes: Data
         do {
             metaBytes = Self.indented(try Self.prettyEncoder(sideFiles: nil).encode(meta), by: 2)
         } catch {
             throw CassetteError(file: file?.path, kind: .io("cannot encode meta: \(error)"))
         }
-        var pieces: [Data] = [Data("{\n  \"interactions\" : [".utf8)]
-        pieces.reserveCapacity(2 * fragments.count + 4)
-        for (index, fragment) in fragments.enumerated() {
-            pieces.append(index == 0 ? Self.firstSeparator : Self.separator)
-            pieces.append(fragment)
-        }
-        pieces.append(Data((fragments.isEmpty ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8))
-        pieces.append(metaBytes)
-        pieces.append(Data(",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8))
-        return pieces
+        return Data((count == 0 ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8) + metaBytes
+            + Data(",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8)
     }
 
     private static let firstSeparator = Data("\n    ".utf8)

@@ -88,12 +88,14 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The list without hop-by-hop headers, which a cassette never stores.
     public var removingHopByHop: HeaderList {
-        HeaderList(fields.filter { !HeaderList.isHopByHop($0.name) })
+        guard fields.contains(where: { HeaderList.isHopByHop($0.name) }) else { return self }
+        return HeaderList(fields.filter { !HeaderList.isHopByHop($0.name) })
     }
 
     /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
     public static func isHopByHop(_ name: String) -> Bool {
-        if name.utf8.count >= 6, String(name.prefix(6)).caseInsensitiveEquals("proxy-") { return true }
+        let utf8 = name.utf8
+        if utf8.count >= 6, zip(utf8, "proxy-".utf8).allSatisfy({ $0 | 0x20 == $1 }) { return true }
         return hopByHopNames.contains { $0.caseInsensitiveEquals(name) }
     }
 

@@ -3,10 +3,12 @@ import Foundation
 /// Saves a growing cassette durably: each interaction is encoded once, saves are coalesced,
 /// and every save replaces the file atomically.
 ///
-/// The cost of recording N interactions is linear in N: no interaction is encoded twice,
-/// and saves are spaced by at least eight times as long as the last one took (between
-/// `flushDelay` and ``longestDelay``), so saving never takes more than a ninth of the time
-/// however large the cassette grows, and the file is never more than a second behind.
+/// No interaction is encoded twice, and saves are spaced by at least eight times as long as
+/// the last one took (between `flushDelay` and ``longestDelay``), so the file is never more
+/// than a second behind. With `keepsSpare`, a save writes only what was added since the save
+/// before last (``GrowingFile``), so recording N interactions costs time linear in N however
+/// long it runs; without, each save writes the whole file, which suits short recordings and
+/// leaves nothing beside the cassette.
 final class CassetteWriter: Sendable {
     private struct State {
         var meta: CassetteMeta
@@ -30,13 +32,15 @@ final class CassetteWriter: Sendable {
     private let flushDelay: Duration
     private let onError: @Sendable (CassetteError) -> Void
     private let sideFiles: SideFiles
+    private let growingFile: GrowingFile
     private let state: Locked<State>
     private let queue = DispatchQueue(label: "tapedeck.cassette-writer")
 
     /// Creates a writer that keeps `existing` interactions first, unchanged and in order.
     init(file: URL, codec: CassetteCodec, meta: CassetteMeta, existing: [Interaction], flushDelay: Duration,
-         onError: @escaping @Sendable (CassetteError) -> Void) {
+         keepsSpare: Bool, onError: @escaping @Sendable (CassetteError) -> Void) {
         self.file = file
+        growingFile = GrowingFile(url: file, keepsSpare: keepsSpare)
         self.codec = codec
         self.flushDelay = flushDelay
         self.onError = onError
@@ -65,8 +69,13 @@ final class CassetteWriter: Sendable {
         if let error = queue.sync(execute: { saveNow() }) { throw error }
     }
 
+    /// Saves what is unsaved and removes the spare file: for the end of a recording.
+    func finish() throws(CassetteError) {
+        if let error = queue.sync(execute: { defer { growingFile.removeSpare() }; return saveNow() }) { throw error }
+    }
+
     /// How many interactions the cassette holds: the earlier ones and those recorded.
-    var interactionCount: Int { state.withLock { $0.existing.count + $0.recorded.count } }
+    var interactionCount: Int { state.withLock { ($0.existingFragments?.count ?? $0.existing.count) + $0.recorded.count } }
 
     /// How many times the file was replaced.
     var saveCount: Int { state.withLock { $0.saves } }
@@ -83,8 +92,18 @@ final class CassetteWriter: Sendable {
         let started = ContinuousClock.now
         let existingFragments = encodedExisting ?? existing.map { codec.encodeFragment($0, sideFiles: sideFiles) }
         do throws(CassetteError) {
-            let pieces = try codec.assemble(meta: meta, fragments: existingFragments + recorded.fragments, file: file)
-            try EncodedCassette(pieces: pieces, sideFiles: sideFiles.takePending()).write(to: file)
+            let count = existingFragments.count + recorded.count
+            let tail = try codec.tail(meta: meta, count: count, file: file)
+            do {
+                try SideFiles.write(sideFiles.takePending(), into: file.deletingLastPathComponent())
+                try growingFile.save(count: count, head: CassetteCodec.head, items: { index in
+                    let earlier = index < existingFragments.count ? CassetteCodec.items(existingFragments[index...], from: index) : []
+                    let start = max(index, existingFragments.count)
+                    return earlier + CassetteCodec.items(recorded.fragments(from: start - existingFragments.count), from: start)
+                }, tail: tail)
+            } catch {
+                throw CassetteError(file: file.path, kind: .io("\(error)"))
+            }
             state.withLock { state in
                 if state.existingFragments == nil {
                     state.existingFragments = existingFragments
@@ -124,6 +143,10 @@ private struct FragmentLog {
         count += 1
     }
 
-    /// Every fragment, in order.
-    var fragments: [Data] { chunks.flatMap { $0 } }
+    /// The fragments from the one at `index` on, in order.
+    func fragments(from index: Int) -> [Data] {
+        guard index < count else { return [] }
+        let chunk = index / Self.chunkSize
+        return Array(chunks[chunk][(index % Self.chunkSize)...]) + chunks[(chunk + 1)...].flatMap { $0 }
+    }
 }

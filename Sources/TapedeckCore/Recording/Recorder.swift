@@ -31,10 +31,12 @@ public final class Recorder: Sendable {
     ///   - file: the cassette; created on the first recorded interaction when missing.
     ///   - mode: `replay` and `once` (with an existing cassette) never record.
     ///   - flushDelay: how long saves are coalesced; the file is never further behind than this.
+    ///   - keepsSpareFile: save by appending to a spare copy kept beside the cassette, so a long
+    ///     recording costs linear time (see ``finish()``); otherwise each save writes the whole file.
     ///   - onSaveError: called from the background saver when a save fails (disk full, say).
     public init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
                 playback: PlaybackOptions = PlaybackOptions(), codec: CassetteCodec = CassetteCodec(),
-                flushDelay: Duration = .milliseconds(200),
+                flushDelay: Duration = .milliseconds(200), keepsSpareFile: Bool = false,
                 onSaveError: @escaping @Sendable (CassetteError) -> Void = { _ in }) throws(CassetteError) {
         let exists = FileManager.default.fileExists(atPath: file.path)
         let existing: Cassette? = exists && mode != .all ? try codec.load(file) : nil
@@ -49,7 +51,7 @@ public final class Recorder: Sendable {
         let records = mode == .all || mode == .newEpisodes || (mode == .once && existing == nil)
         self.writer = records
             ? CassetteWriter(file: file, codec: codec, meta: existing?.meta ?? .now(), existing: existing?.interactions ?? [],
-                             flushDelay: flushDelay, onError: onSaveError)
+                             flushDelay: flushDelay, keepsSpare: keepsSpareFile, onError: onSaveError)
             : nil
     }
 
@@ -81,6 +83,12 @@ public final class Recorder: Sendable {
     /// Writes everything recorded so far and waits until it is on disk.
     public func flush() throws(CassetteError) {
         try writer?.flush()
+    }
+
+    /// Writes everything recorded so far, waits until it is on disk and removes the spare file:
+    /// for the end of a recording.
+    public func finish() throws(CassetteError) {
+        try writer?.finish()
     }
 
     /// How many interactions the cassette holds now: the earlier ones and those recorded in this run.

@@ -18,31 +18,61 @@ enum AtomicFile {
     /// Writes `pieces` one after another, the same way; small pieces are gathered into one
     /// buffer first, so a file of many small pieces takes few system calls and no large copy.
     static func write(_ pieces: [Data], to url: URL) throws(AtomicWriteError) {
-        let directory = url.deletingLastPathComponent().path
-        let temporary = "\(directory)/.\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp"
+        let temporary = try writeTemporary(pieces, beside: url)
+        if rename(temporary, url.path) != 0 {
+            let error = AtomicWriteError(path: url.path, step: "rename", errno: errno)
+            unlink(temporary)
+            throw error
+        }
+        syncFolder(of: url)
+    }
+
+    /// Writes `pieces` to a new hidden file in `url`'s folder and flushes it to disk; returns its path.
+    static func writeTemporary(_ pieces: [Data], beside url: URL) throws(AtomicWriteError) -> String {
+        let temporary = "\(folder(of: url))/.\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AtomicWriteError(path: url.path, step: "create \(temporary)", errno: errno) }
-        var failure: AtomicWriteError?
-        var output = GatheredOutput(fd: fd)
-        for piece in pieces where failure == nil {
-            failure = output.write(piece).map { AtomicWriteError(path: url.path, step: "write", errno: $0) }
-        }
-        if failure == nil, let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) {
-            failure = AtomicWriteError(path: url.path, step: "write", errno: error)
-        }
-        close(fd)
-        if failure == nil, rename(temporary, url.path) != 0 {
-            failure = AtomicWriteError(path: url.path, step: "rename", errno: errno)
-        }
-        if let failure {
+        if let error = fill(fd, with: pieces) {
             unlink(temporary)
-            throw failure
+            throw AtomicWriteError(path: url.path, step: "write", errno: error)
         }
-        let directoryFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        return temporary
+    }
+
+    /// Cuts the file at `path` back to `length` bytes, appends `pieces` and flushes it to disk.
+    static func rewrite(_ path: String, from length: Int, with pieces: [Data]) throws(AtomicWriteError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw AtomicWriteError(path: path, step: "open", errno: errno) }
+        guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
+            let error = errno
+            close(fd)
+            throw AtomicWriteError(path: path, step: "truncate", errno: error)
+        }
+        if let error = fill(fd, with: pieces) { throw AtomicWriteError(path: path, step: "write", errno: error) }
+    }
+
+    /// Flushes `url`'s folder, so a rename in it survives a power cut.
+    static func syncFolder(of url: URL) {
+        let directoryFD = open(folder(of: url), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)
             close(directoryFD)
         }
+    }
+
+    private static func folder(of url: URL) -> String {
+        let directory = url.deletingLastPathComponent().path
+        return directory.isEmpty ? "." : directory
+    }
+
+    /// Writes `pieces` at the file offset, flushes to disk and closes `fd`; returns errno on failure.
+    private static func fill(_ fd: Int32, with pieces: [Data]) -> Int32? {
+        defer { close(fd) }
+        var output = GatheredOutput(fd: fd)
+        for piece in pieces {
+            if let error = output.write(piece) { return error }
+        }
+        return output.flush() ?? (fsync(fd) == 0 ? nil : errno)
     }
 }
 

@@ -33,7 +33,8 @@ public final class RecordResponder: Responder {
         base = try settings.targetBase()
         forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout)
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
-                                playback: settings.playback, onSaveError: { error in onError("cannot save: \(error)") })
+                                playback: settings.playback, keepsSpareFile: true,
+                                onSaveError: { error in onError("cannot save: \(error)") })
         onSaveError = onError
         journal = Journal(capacity: configuration.journalCapacity)
         unmatched = UnmatchedLog()
@@ -42,8 +43,9 @@ public final class RecordResponder: Responder {
         recordingQueue = RecordingQueue { [recorder, journal, inFlight] exchange in
             defer { inFlight.leave() }
             do {
-                try recorder.record(exchange.interaction())
-                journal.append(JournalEntry(time: JournalClock.now(), method: exchange.request.method, url: exchange.request.url,
+                let now = Timestamp.now()
+                try recorder.record(exchange.interaction(recordedAt: now))
+                journal.append(JournalEntry(time: now, method: exchange.request.method, url: exchange.request.url,
                                             session: nil, outcome: .recorded))
             } catch {
                 onError("cannot record \(exchange.request.method) \(exchange.request.url): \(error)")
@@ -55,10 +57,10 @@ public final class RecordResponder: Responder {
             journal: journal, unmatched: unmatched, resetPlayback: {}, authority: authority)
     }
 
-    /// Waits for the exchanges under way and saves everything recorded.
+    /// Waits for the exchanges under way, saves everything recorded and removes the spare file.
     public func shutdown() async throws {
         await inFlight.waitForAll()
-        try recorder.flush()
+        try recorder.finish()
     }
 
     public func connectPlan(host: String, port: Int) -> ConnectPlan {
@@ -99,7 +101,7 @@ public final class RecordResponder: Responder {
         }
         switch recorder.route(cassetteRequest, session: session) {
         case .replay(let playback):
-            journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session.isEmpty ? nil : session, outcome: .played,
                                         cassette: playback.cassette, index: playback.index))
             do {
@@ -108,7 +110,7 @@ public final class RecordResponder: Responder {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
             }
         case .unmatched(let diagnosis):
-            journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session.isEmpty ? nil : session, outcome: .unmatched))
             unmatched.append(diagnosis)
             sink.send(status: unmatchedStatus,

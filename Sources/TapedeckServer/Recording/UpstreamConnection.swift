@@ -23,6 +23,10 @@ final class UpstreamConnection {
     let origin: UpstreamOrigin
     private let channel: any Channel
     private let handler: UpstreamResponseHandler
+    /// Checks the exchange on the connection for silence. It is armed for one timeout and
+    /// re-armed while exchanges keep coming, so a busy connection schedules a timer once per
+    /// timeout rather than once per request.
+    private var watchdog: Scheduled<Void>?
 
     private init(origin: UpstreamOrigin, channel: any Channel, handler: UpstreamResponseHandler) {
         self.origin = origin
@@ -38,7 +42,8 @@ final class UpstreamConnection {
                         on eventLoop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
         let connecting = UpstreamSocket.connect(host: origin.host, port: origin.port, tls: origin.isSecure ? tls : nil,
                                                 timeout: timeout, on: eventLoop) { operations in
-            try operations.addHTTPClientHandlers()
+            // The headers sent come from the client's request, which the server's decoder validated.
+            try operations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
             try operations.addHandler(UpstreamResponseHandler())
         }
         return connecting.flatMapThrowing { channel in
@@ -51,6 +56,7 @@ final class UpstreamConnection {
     func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange) {
         handler.exchange = exchange
         handler.isReusable = head.isKeepAlive
+        if watchdog == nil { watch(until: .now() + exchange.timeout) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
@@ -58,7 +64,17 @@ final class UpstreamConnection {
 
     /// Closes the connection; an exchange still on it hears that the upstream closed.
     func close() {
+        watchdog?.cancel()
+        watchdog = nil
         channel.close(promise: nil)
+    }
+
+    private func watch(until deadline: NIODeadline) {
+        watchdog = channel.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            watchdog = nil
+            if let next = handler.exchange?.silenceDeadline() { watch(until: next) }
+        }
     }
 }
 

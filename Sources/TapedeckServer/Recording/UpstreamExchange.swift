@@ -22,13 +22,13 @@ enum UpstreamFailure: Error {
 final class UpstreamExchange {
     private let cassetteRequest: CassetteRequest
     private let sink: ResponseSink
-    private let timeout: TimeAmount
+    /// How long the upstream may stay silent.
+    let timeout: TimeAmount
     private let start = NIODeadline.now()
     /// Called once; nil afterwards.
     private var finished: ((FinishedExchange?) -> Void)?
     private var connection: UpstreamConnection?
     private var lastActivity = NIODeadline.now()
-    private var timer: Scheduled<Void>?
     private var status = 0
     private var headers = HeaderList()
     private var isStream = false
@@ -47,12 +47,11 @@ final class UpstreamExchange {
         self.finished = finished
     }
 
-    /// Sends the request on `connection` and starts the silence timer.
+    /// Sends the request on `connection`, which watches it for silence.
     func send(_ head: HTTPRequestHead, body: ByteBuffer, on connection: UpstreamConnection) {
         guard finished != nil else { return }
         self.connection = connection
         lastActivity = .now()
-        if timer == nil { armTimer(at: lastActivity + timeout) }
         connection.send(head, body: body, to: self)
     }
 
@@ -94,7 +93,6 @@ final class UpstreamExchange {
 
     func receivedEnd(connectionReusable: Bool) {
         let end = NIODeadline.now()
-        timer?.cancel()
         if !connectionReusable { connection?.close() }
         connection = nil
         sink.end().assumeIsolated().whenComplete { [self] written in
@@ -128,7 +126,6 @@ final class UpstreamExchange {
     /// Answers 502 or 504 when nothing was sent yet, closes the client connection otherwise;
     /// reports nothing recorded.
     func failed(_ failure: UpstreamFailure) {
-        timer?.cancel()
         guard let finished else { return }
         self.finished = nil
         connection?.close()
@@ -154,17 +151,16 @@ final class UpstreamExchange {
                   body: ByteBuffer(string: message))
     }
 
-    /// Fails the exchange once the upstream has been silent for the whole timeout.
-    private func armTimer(at deadline: NIODeadline) {
-        timer = sink.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-            guard finished != nil else { return }
-            let silentUntil = lastActivity + timeout
-            if silentUntil <= .now() {
-                failed(.timedOut)
-            } else {
-                armTimer(at: silentUntil)
-            }
+    /// Fails the exchange when the upstream has been silent for the whole timeout; otherwise
+    /// returns when it would have been, for the connection's watchdog. Nil once finished.
+    func silenceDeadline() -> NIODeadline? {
+        guard finished != nil else { return nil }
+        let silentUntil = lastActivity + timeout
+        if silentUntil <= .now() {
+            failed(.timedOut)
+            return nil
         }
+        return silentUntil
     }
 
     /// A time amount in milliseconds, to a tenth.
@@ -189,12 +185,12 @@ struct FinishedExchange: Sendable {
     let timing: Timing
 
     /// The interaction to record: the body stored decoded, a stream stored as its chunks.
-    func interaction() -> Interaction {
+    func interaction(recordedAt: String) -> Interaction {
         var bodyData = chunks == nil ? Data(body.readableBytesView) : Data()
         if chunks == nil, let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bodyData) {
             bodyData = decoded
         }
         let response = CassetteResponse(status: status, headers: headers, body: chunks == nil ? Body(bodyData) : .empty)
-        return Interaction(recordedAt: Timestamp.now(), request: request, response: response, timing: timing, chunks: chunks)
+        return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks)
     }
 }

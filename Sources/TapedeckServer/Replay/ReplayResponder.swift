@@ -72,7 +72,7 @@ public final class ReplayResponder: Responder {
         let session = control.session.isEmpty ? nil : control.session
         switch deck.player.play(cassetteRequest, session: control.session) {
         case .played(let playback):
-            journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session, outcome: .played, cassette: playback.cassette, index: playback.index))
             guard let response = deck.response(for: playback) else {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
@@ -80,7 +80,7 @@ public final class ReplayResponder: Responder {
             }
             sink.send(response, delay: playback.delay, arrival: request.arrival)
         case .unmatched(let diagnosis):
-            journal.append(JournalEntry(time: JournalClock.now(), method: cassetteRequest.method, url: cassetteRequest.url,
+            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched))
             unmatched.append(diagnosis)
             sink.send(status: unmatchedStatus,

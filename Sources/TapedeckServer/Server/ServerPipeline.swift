@@ -11,6 +11,7 @@ enum ServerPipeline {
     static func configure(channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout), name: idleHandlerName)
+        try operations.addHandler(ReadAheadHandler())
         try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: nil)
     }
 
@@ -51,7 +52,8 @@ enum ServerPipeline {
     }
 
     private static func plainHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws -> [any RemovableChannelHandler] {
-        [try operations.handler(type: HTTPResponseEncoder.self),
+        [try operations.handler(type: ReadAheadHandler.self),
+         try operations.handler(type: HTTPResponseEncoder.self),
          try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
          try operations.handler(type: HTTPServerPipelineHandler.self),
          try operations.handler(type: ProtocolErrorHandler.self)]
