@@ -52,14 +52,15 @@ final class UpstreamConnection {
         }
     }
 
-    /// Sends a whole request; the answer goes to `exchange` piece by piece.
-    func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange) {
+    /// Sends a whole request at the end of the event loop's round; the answer goes to `exchange` piece by piece.
+    func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange, flushingWith deferredFlush: DeferredFlush) {
         handler.exchange = exchange
         handler.isReusable = head.isKeepAlive
         if watchdog == nil { watch(until: .now() + exchange.timeout) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        channel.write(HTTPClientRequestPart.end(nil), promise: nil)
+        deferredFlush.flush(channel)
     }
 
     /// Closes the connection; an exchange still on it hears that the upstream closed.

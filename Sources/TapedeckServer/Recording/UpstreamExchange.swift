@@ -52,7 +52,7 @@ final class UpstreamExchange {
         guard finished != nil else { return }
         self.connection = connection
         lastActivity = .now()
-        connection.send(head, body: body, to: self)
+        connection.send(head, body: body, to: self, flushingWith: sink.scope.deferredFlush)
     }
 
     func receivedHead(_ head: HTTPResponseHead) {

@@ -2,6 +2,8 @@
 /// connection of that client here, so the next request on the same client connection reuses it.
 /// Used on the connection's event loop only.
 final class ConnectionScope {
+    /// Flushes this connection's writes, and its upstream connection's, at the end of the round.
+    let deferredFlush = DeferredFlush()
     /// The upstream connection this client connection uses, busy or idle.
     private var upstream: UpstreamConnection?
     /// Set once the client connection closed: nothing is kept any more.

@@ -126,7 +126,8 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if case .responding = state { state = .idle }
         if keepAlive {
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+            context.write(wrapOutboundOut(.end(nil)), promise: promise)
+            scope.deferredFlush.flush(context.channel)
         } else {
             let closing = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             closing.cascade(to: promise)
