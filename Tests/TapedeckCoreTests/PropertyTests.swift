@@ -59,9 +59,12 @@ struct PropertyTests {
         let numbers = Gen<Double>.value(in: -1e7...1e22).array(of: 3...3)
         let shape = Gen<UInt8>.value(in: 0...255)
         await propertyCheck(count: 300, input: texts, numbers, Self.bytes, shape) { texts, numbers, body, shape in
-            // Canonically equivalent names ("é" composed and decomposed) sort apart, by their bytes.
-            let headers: HeaderList = [texts[2]: texts[3], "Content-Type": texts[4], "content-type": "a", texts[3]: texts[2],
-                                       "e\u{301}": "1", "\u{e9}": "2", "\u{e9}a": "3"]
+            // Canonically equivalent names ("é" composed and decomposed) sort apart, by their bytes;
+            // ASCII names (the writer's fast path) group repeated names in order, whatever their place.
+            let headers: HeaderList = shape & 128 == 0
+                ? [texts[2]: texts[3], "Content-Type": texts[4], "content-type": "a", texts[3]: texts[2],
+                   "e\u{301}": "1", "\u{e9}": "2", "\u{e9}a": "3"]
+                : ["X-B": texts[3], "Content-Type": texts[4], "content-type": "a", "X-B": texts[2], "A": texts[5], "X-B": "3"]
             let value = JSONValue.object(["b": .array([.integer(1), .double(numbers[0]), .string(texts[5])]),
                                           "a": .object([:]), "c": .array([]), "d": .null, texts[2]: .bool(true)])
             var json = Body(value.compactData, style: .json)

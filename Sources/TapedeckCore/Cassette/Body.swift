@@ -41,9 +41,9 @@ public struct Body: Sendable, Hashable {
 }
 
 extension String {
-    /// Decodes UTF-8 strictly: nil when the bytes are not valid UTF-8.
+    /// Decodes UTF-8 strictly, keeping every byte (a byte order mark too): nil when the bytes are not valid UTF-8.
     init?(validatingUTF8Data data: Data) {
-        guard let string = String(bytes: data, encoding: .utf8) else { return nil }
+        guard let string = String(validating: data, as: UTF8.self) else { return nil }
         self = string
     }
 }

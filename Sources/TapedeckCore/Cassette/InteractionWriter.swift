@@ -87,7 +87,34 @@ struct InteractionWriter {
         endObject()
     }
 
+    /// The headers as an object from each name to its values in order. ASCII names (all but
+    /// odd ones) are sorted and grouped in place; others go through `grouped`, whose dictionary
+    /// merges canonically equivalent names as JSONEncoder's output does.
     private mutating func headers(_ headers: HeaderList) {
+        let fields = headers.fields
+        guard fields.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) else { return groupedHeaders(headers) }
+        let order = fields.indices.sorted { first, second in
+            let (a, b) = (fields[first].name.utf8, fields[second].name.utf8)
+            return a.elementsEqual(b) ? first < second : a.lexicographicallyPrecedes(b)
+        }
+        beginObject()
+        var previous: String?
+        for index in order {
+            let field = fields[index]
+            if field.name != previous {
+                if previous != nil { endArray() }
+                key(field.name)
+                beginArray()
+                previous = field.name
+            }
+            element()
+            string(field.value)
+        }
+        if previous != nil { endArray() }
+        endObject()
+    }
+
+    private mutating func groupedHeaders(_ headers: HeaderList) {
         let grouped = headers.grouped
         beginObject()
         for name in Self.sorted(grouped.keys) {
@@ -180,26 +207,39 @@ struct InteractionWriter {
         if text.hasSuffix(".0") { out.removeLast(2) }
     }
 
-    /// A JSON string: quote, backslash and control characters escaped, `/` and non-ASCII as they are.
+    /// A JSON string: quote, backslash and control characters escaped, `/` and non-ASCII as
+    /// they are; the runs between escapes are copied whole.
     private mutating func string(_ text: String) {
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0x08: out.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: out.append(contentsOf: #"\f"#.utf8)
-            case 0..<0x20:
-                out.append(contentsOf: #"\u00"#.utf8)
-                out.append(Self.hexDigits[Int(byte >> 4)])
-                out.append(Self.hexDigits[Int(byte & 0x0F)])
-            default: out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices where bytes[index] < 0x20 || bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                escape(bytes[index])
+                start = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// One byte that JSON strings escape.
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+        case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+        case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+        case 0x09: out.append(contentsOf: #"\t"#.utf8)
+        case 0x08: out.append(contentsOf: #"\b"#.utf8)
+        case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+        case 0..<0x20:
+            out.append(contentsOf: #"\u00"#.utf8)
+            out.append(Self.hexDigits[Int(byte >> 4)])
+            out.append(Self.hexDigits[Int(byte & 0x0F)])
+        default: out.append(byte)
+        }
     }
 
     /// Keys in JSONEncoder's order: by their UTF-8 bytes (not `<`, which compares canonical equivalents equal).

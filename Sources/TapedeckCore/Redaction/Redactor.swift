@@ -66,9 +66,13 @@ public struct Redactor: Sendable {
 
     private func redactHeaders(_ headers: HeaderList, names: Set<String>, side: String,
                                changes: inout [String]) -> HeaderList {
+        func isSecret(_ field: HeaderField) -> Bool {
+            field.value != Self.placeholder && names.contains { $0.caseInsensitiveEquals(field.name) }
+        }
+        guard headers.fields.contains(where: isSecret) else { return headers }
         var copy = headers
         copy.mapValues { field in
-            guard names.contains(field.name.lowercased()), field.value != Self.placeholder else { return field.value }
+            guard isSecret(field) else { return field.value }
             changes.append("\(side) header \(field.name)")
             return Self.placeholder
         }
@@ -76,7 +80,7 @@ public struct Redactor: Sendable {
     }
 
     private func redactQuery(in url: String, changes: inout [String]) -> String {
-        guard !rules.queryParameters.isEmpty, let questionMark = url.firstIndex(of: "?") else { return url }
+        guard !rules.queryParameters.isEmpty, let questionMark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
         let queryStart = url.index(after: questionMark)
         let fragmentStart = url[queryStart...].firstIndex(of: "#") ?? url.endIndex
         let (query, changed) = FormURLEncoding.rewritingValues(url[queryStart..<fragmentStart], of: rules.queryParameters,

@@ -72,7 +72,13 @@ enum AtomicFile {
         for piece in pieces {
             if let error = output.write(piece) { return error }
         }
-        return output.flush() ?? (fsync(fd) == 0 ? nil : errno)
+        if let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) { return error }
+        #if os(Linux)
+        // The bytes are on disk: drop them from the page cache, so a long recording does not fill
+        // memory with cassette pages and new writes reuse the pages given back.
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        #endif
+        return nil
     }
 }
 
