@@ -14,10 +14,15 @@ struct GrowingFileTests {
         spare = folder.appendingPathComponent(".f.json.spare")
     }
 
-    /// Saves a version made of `items` between "[" and "]COUNT".
+    /// Saves a version made of `items` between "[" and "]COUNT", checking that no item the
+    /// file promised not to need again is asked for.
     func save(_ growing: GrowingFile, _ items: [String]) throws {
         let pieces = items.map { Data($0.utf8) }
-        try growing.save(count: items.count, head: Data("[".utf8), items: { Array(pieces[$0...]) }, tail: Data("]\(items.count)".utf8))
+        let oldestNeeded = growing.oldestNeeded
+        try growing.save(count: items.count, head: Data("[".utf8), items: { index in
+            #expect(index >= oldestNeeded)
+            return Array(pieces[index...])
+        }, tail: Data("]\(items.count)".utf8))
     }
 
     func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }
@@ -56,8 +61,9 @@ struct GrowingFileTests {
         try FileManager.default.createDirectory(at: spare, withIntermediateDirectories: false)
         #expect(throws: AtomicWriteError.self) { try save(growing, ["a", "b", "c"]) }
         #expect(try text(file) == "[ab]2", "the file keeps the last good version")
+        #expect(growing.oldestNeeded == 2)
         try save(growing, ["a", "b", "c"])
-        #expect(try text(file) == "[abc]3", "the next save starts afresh")
+        #expect(try text(file) == "[abc]3", "the next save copies what the file holds and appends the rest")
         try FileManager.default.removeItem(at: spare)
         try save(growing, ["a", "b", "c", "d"])
         try save(growing, ["a", "b", "c", "d", "e"])

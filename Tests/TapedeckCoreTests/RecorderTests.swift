@@ -83,6 +83,19 @@ struct RecorderTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["long.json"])
     }
 
+    @Test("a long recording with a spare file forgets what both files hold and still saves every interaction in order")
+    func spareFileReleasesSavedFragments() throws {
+        let file = try makeTemporaryDirectory().appendingPathComponent("longer.json")
+        let recorder = try Recorder(file: file, mode: .all, flushDelay: .seconds(30), keepsSpareFile: true)
+        for round in 1...4 {
+            for number in ((round - 1) * 5000)..<(round * 5000) { try recorder.record(exchange(number)) }
+            try recorder.flush()
+            let bodies = try CassetteCodec().load(file).interactions.map(\.response.body.text)
+            #expect(bodies == (0..<(round * 5000)).map { "answer \($0)" })
+        }
+        try recorder.finish()
+    }
+
     @Test("new-episodes replays what matches and records the rest after the earlier interactions")
     func newEpisodes() throws {
         let file = try makeTemporaryDirectory().appendingPathComponent("ne.json")

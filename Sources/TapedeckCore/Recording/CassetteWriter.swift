@@ -14,8 +14,11 @@ final class CassetteWriter: Sendable {
         var meta: CassetteMeta
         /// The interactions the cassette held before, encoded at the first save.
         var existing: [Interaction]
+        /// Emptied once both files hold them (see ``GrowingFile/oldestNeeded``).
         var existingFragments: [Data]?
-        /// Every interaction recorded in this run, encoded; only the bytes are kept.
+        let existingCount: Int
+        /// The interactions recorded in this run, encoded; only the bytes are kept, and with a
+        /// spare file only those a later save can still need.
         var recorded = FragmentLog()
         var dirty = false
         var scheduled = false
@@ -45,7 +48,8 @@ final class CassetteWriter: Sendable {
         self.flushDelay = flushDelay
         self.onError = onError
         sideFiles = SideFiles(cassetteFile: file, threshold: codec.sideFileThreshold)
-        state = Locked(State(meta: meta, existing: existing, existingFragments: existing.isEmpty ? [] : nil))
+        state = Locked(State(meta: meta, existing: existing, existingFragments: existing.isEmpty ? [] : nil,
+                             existingCount: existing.count))
     }
 
     /// Appends an interaction and schedules a save within `flushDelay`.
@@ -75,40 +79,43 @@ final class CassetteWriter: Sendable {
     }
 
     /// How many interactions the cassette holds: the earlier ones and those recorded.
-    var interactionCount: Int { state.withLock { ($0.existingFragments?.count ?? $0.existing.count) + $0.recorded.count } }
+    var interactionCount: Int { state.withLock { $0.existingCount + $0.recorded.count } }
 
     /// How many times the file was replaced.
     var saveCount: Int { state.withLock { $0.saves } }
 
     /// Runs on `queue` only, so saves never overlap.
     private func saveNow() -> CassetteError? {
-        let snapshot = state.withLock { state -> (CassetteMeta, [Interaction], [Data]?, FragmentLog)? in
+        let snapshot = state.withLock { state -> (CassetteMeta, [Interaction], [Data]?, Int, FragmentLog)? in
             state.scheduled = false
             guard state.dirty else { return nil }
             state.dirty = false
-            return (state.meta, state.existing, state.existingFragments, state.recorded)
+            return (state.meta, state.existing, state.existingFragments, state.existingCount, state.recorded)
         }
-        guard let (meta, existing, encodedExisting, recorded) = snapshot else { return state.withLock { $0.lastError } }
+        guard let (meta, existing, encodedExisting, existingCount, recorded) = snapshot else { return state.withLock { $0.lastError } }
         let started = ContinuousClock.now
         let existingFragments = encodedExisting ?? existing.map { codec.encodeFragment($0, sideFiles: sideFiles) }
         do throws(CassetteError) {
-            let count = existingFragments.count + recorded.count
+            let count = existingCount + recorded.count
             let tail = try codec.tail(meta: meta, count: count, file: file)
             do {
                 try SideFiles.write(sideFiles.takePending(), into: file.deletingLastPathComponent())
                 try growingFile.save(count: count, head: CassetteCodec.head, items: { index in
-                    let earlier = index < existingFragments.count ? CassetteCodec.items(existingFragments[index...], from: index) : []
-                    let start = max(index, existingFragments.count)
-                    return earlier + CassetteCodec.items(recorded.fragments(from: start - existingFragments.count), from: start)
+                    let earlier = index < existingCount ? CassetteCodec.items(existingFragments[index...], from: index) : []
+                    let start = max(index, existingCount)
+                    return earlier + CassetteCodec.items(recorded.fragments(from: start - existingCount), from: start)
                 }, tail: tail)
             } catch {
                 throw CassetteError(file: file.path, kind: .io("\(error)"))
             }
+            let oldestNeeded = growingFile.oldestNeeded
             state.withLock { state in
                 if state.existingFragments == nil {
                     state.existingFragments = existingFragments
                     state.existing = []
                 }
+                if oldestNeeded >= state.existingCount { state.existingFragments = [] }
+                state.recorded.release(below: oldestNeeded - state.existingCount)
                 state.lastError = nil
                 state.saves += 1
                 state.lastSaveDuration = started.duration(to: .now)
@@ -127,11 +134,14 @@ final class CassetteWriter: Sendable {
 
 /// Encoded interactions in order, kept in fixed-size chunks: a save takes a copy of the log
 /// while recording goes on, and appending after that copies one chunk, never the whole log.
+/// Chunks no save needs any more are released from the front.
 private struct FragmentLog {
     private static let chunkSize = 4096
     private var chunks: [[Data]] = []
+    /// How many fragments were released from the front (whole chunks).
+    private var released = 0
 
-    /// How many fragments there are.
+    /// How many fragments were appended.
     private(set) var count = 0
 
     mutating func append(_ fragment: Data) {
@@ -143,10 +153,20 @@ private struct FragmentLog {
         count += 1
     }
 
-    /// The fragments from the one at `index` on, in order.
+    /// Forgets the whole chunks before fragment `index`.
+    mutating func release(below index: Int) {
+        let whole = (index - released) / Self.chunkSize
+        guard whole > 0 else { return }
+        chunks.removeFirst(whole)
+        released += whole * Self.chunkSize
+    }
+
+    /// The fragments from the one at `index` on, in order; `index` is not released.
     func fragments(from index: Int) -> [Data] {
+        precondition(index >= released, "fragment \(index) was released")
         guard index < count else { return [] }
-        let chunk = index / Self.chunkSize
-        return Array(chunks[chunk][(index % Self.chunkSize)...]) + chunks[(chunk + 1)...].flatMap { $0 }
+        let position = index - released
+        let chunk = position / Self.chunkSize
+        return Array(chunks[chunk][(position % Self.chunkSize)...]) + chunks[(chunk + 1)...].flatMap { $0 }
     }
 }

@@ -27,14 +27,20 @@ enum AtomicFile {
         syncFolder(of: url)
     }
 
-    /// Writes `pieces` to a new hidden file in `url`'s folder and flushes it to disk; returns its path.
-    static func writeTemporary(_ pieces: [Data], beside url: URL) throws(AtomicWriteError) -> String {
+    /// Writes the first `prefixLength` bytes of the file at `url`, then `pieces`, to a new
+    /// hidden file in `url`'s folder and flushes it to disk; returns its path.
+    static func writeTemporary(_ pieces: [Data], beside url: URL, keepingPrefix prefixLength: Int = 0) throws(AtomicWriteError) -> String {
         let temporary = "\(folder(of: url))/.\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AtomicWriteError(path: url.path, step: "create \(temporary)", errno: errno) }
-        if let error = fill(fd, with: pieces) {
+        if prefixLength > 0, let failure = copy(prefixLength, from: url.path, to: fd) {
+            close(fd)
             unlink(temporary)
-            throw AtomicWriteError(path: url.path, step: "write", errno: error)
+            throw AtomicWriteError(path: url.path, step: failure.step, errno: failure.errno)
+        }
+        if let failure = fill(fd, with: pieces) {
+            unlink(temporary)
+            throw AtomicWriteError(path: url.path, step: failure.step, errno: failure.errno)
         }
         return temporary
     }
@@ -48,7 +54,7 @@ enum AtomicFile {
             close(fd)
             throw AtomicWriteError(path: path, step: "truncate", errno: error)
         }
-        if let error = fill(fd, with: pieces) { throw AtomicWriteError(path: path, step: "write", errno: error) }
+        if let failure = fill(fd, with: pieces) { throw AtomicWriteError(path: path, step: failure.step, errno: failure.errno) }
     }
 
     /// Flushes `url`'s folder, so a rename in it survives a power cut.
@@ -65,14 +71,33 @@ enum AtomicFile {
         return directory.isEmpty ? "." : directory
     }
 
-    /// Writes `pieces` at the file offset, flushes to disk and closes `fd`; returns errno on failure.
-    private static func fill(_ fd: Int32, with pieces: [Data]) -> Int32? {
+    /// Copies the first `length` bytes of the file at `path` to `fd`; returns what failed.
+    private static func copy(_ length: Int, from path: String, to fd: Int32) -> (step: String, errno: Int32)? {
+        let source = open(path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else { return ("open \(path) to copy", errno) }
+        defer { close(source) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var left = length
+        while left > 0 {
+            let read = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, min(left, $0.count)) }
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else { return ("read \(path)", read == 0 ? EIO : errno) }
+            if let error = buffer.withUnsafeBytes({ GatheredOutput.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<read]), to: fd) }) {
+                return ("write", error)
+            }
+            left -= read
+        }
+        return nil
+    }
+
+    /// Writes `pieces` at the file offset, flushes to disk and closes `fd`; returns what failed.
+    private static func fill(_ fd: Int32, with pieces: [Data]) -> (step: String, errno: Int32)? {
         defer { close(fd) }
         var output = GatheredOutput(fd: fd)
         for piece in pieces {
-            if let error = output.write(piece) { return error }
+            if let error = output.write(piece) { return ("write", error) }
         }
-        if let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) { return error }
+        if let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) { return ("write", error) }
         #if os(Linux)
         // The bytes are on disk: drop them from the page cache, so a long recording does not fill
         // memory with cassette pages and new writes reuse the pages given back.
@@ -107,7 +132,7 @@ private struct GatheredOutput {
         return buffer.withUnsafeBytes { Self.writeAll($0, to: fd) }
     }
 
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)

@@ -22,9 +22,11 @@ import Darwin
 /// be swapped (an old kernel, a file system without the call), every save writes the whole
 /// file, as ``AtomicFile`` does.
 ///
-/// A reader that keeps the file open across two saves may see its bytes change, since the
-/// version it opened is reused as the spare; readers that open the file again see whole
-/// versions. Unchecked `Sendable`: it is used from one serial queue only, the cassette writer's.
+/// Items already in both files are not needed again: a save without a usable spare copies the
+/// file's own items and appends the rest, so the caller may forget every item before
+/// ``oldestNeeded``. A reader that keeps the file open across two saves may see its bytes
+/// change, since the version it opened is reused as the spare; readers that open the file
+/// again see whole versions. Unchecked `Sendable`: it is used from one serial queue only, the cassette writer's.
 final class GrowingFile: @unchecked Sendable {
     /// What a file written here holds.
     private struct Version {
@@ -41,6 +43,7 @@ final class GrowingFile: @unchecked Sendable {
     private var current: Version?
     /// What the spare holds, when there is one.
     private var spare: Version?
+    private let keepsSpare: Bool
     private var canSwap: Bool
 
     /// Prepares to save `url`, removing a spare a killed run may have left; with
@@ -48,8 +51,14 @@ final class GrowingFile: @unchecked Sendable {
     init(url: URL, keepsSpare: Bool) {
         self.url = url
         spareURL = url.deletingLastPathComponent().appending(path: ".\(url.lastPathComponent).spare")
+        self.keepsSpare = keepsSpare
         canSwap = keepsSpare
         if keepsSpare { removeSpare() }
+    }
+
+    /// The first item a later save can ask `items` for; 0 without a spare kept.
+    var oldestNeeded: Int {
+        keepsSpare ? spare?.count ?? current?.count ?? 0 : 0
     }
 
     /// Replaces the file by a version with `count` items.
@@ -69,6 +78,10 @@ final class GrowingFile: @unchecked Sendable {
                 throw error
             }
             try install(spareURL.path, Version(count: count, itemsEnd: spare.itemsEnd + Self.length(of: added)))
+        } else if keepsSpare, let current, current.count <= count {
+            let added = items(current.count)
+            let temporary = try AtomicFile.writeTemporary(added + [tail], beside: url, keepingPrefix: current.itemsEnd)
+            try install(temporary, Version(count: count, itemsEnd: current.itemsEnd + Self.length(of: added)))
         } else {
             let pieces = [head] + items(0)
             let temporary = try AtomicFile.writeTemporary(pieces + [tail], beside: url)
