@@ -164,6 +164,24 @@ struct RecorderTests {
         #expect(try CassetteCodec().load(file).interactions.count == 2)
     }
 
+    @Test("a large body whose side file cannot be written yet is written by the next save, not lost")
+    func sideFileRetried() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("big.json")
+        let blocker = folder.appendingPathComponent("big.bodies")
+        try Data("a file where the bodies folder goes".utf8).write(to: blocker)
+        let recorder = try Recorder(file: file, mode: .all, codec: CassetteCodec(sideFileThreshold: 16), flushDelay: .seconds(30))
+        var big = exchange(1)
+        big.response.body = Body(text: String(repeating: "large body ", count: 10))
+        try recorder.record(big)
+        #expect(throws: CassetteError.self) { try recorder.flush() }
+        try FileManager.default.removeItem(at: blocker)
+        try recorder.record(exchange(2))
+        try recorder.flush()
+        let saved = try CassetteCodec().load(file)
+        #expect(saved.interactions.map(\.response.body.text) == [String(repeating: "large body ", count: 10), "answer 2"])
+    }
+
     @Test("TAPEDECK_MODE overrides the mode; record means all")
     func environmentMode() throws {
         #expect(try RecordMode.fromEnvironment(["TAPEDECK_MODE": "record"], default: .replay) == .all)

@@ -39,6 +39,9 @@ final class SideFiles: Sendable {
     /// The bodies registered so far, emptied.
     func takePending() -> [Pending] { pending.withLock { list in defer { list = [] }; return list } }
 
+    /// Registers bodies again whose writing failed, so the next save writes them.
+    func restore(_ files: [Pending]) { pending.withLock { $0.insert(contentsOf: files, at: 0) } }
+
     /// Reads a side file named in a cassette, refusing names that leave the bodies folder.
     func read(_ relativePath: String) throws(SideFileError) -> Data {
         let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false)

@@ -98,14 +98,16 @@ final class CassetteWriter: Sendable {
         do throws(CassetteError) {
             let count = existingCount + recorded.count
             let tail = try codec.tail(meta: meta, count: count, file: file)
+            let pendingSideFiles = sideFiles.takePending()
             do {
-                try SideFiles.write(sideFiles.takePending(), into: file.deletingLastPathComponent())
+                try SideFiles.write(pendingSideFiles, into: file.deletingLastPathComponent())
                 try growingFile.save(count: count, head: CassetteCodec.head, items: { index in
                     let earlier = index < existingCount ? CassetteCodec.items(existingFragments[index...], from: index) : []
                     let start = max(index, existingCount)
                     return earlier + CassetteCodec.items(recorded.fragments(from: start - existingCount), from: start)
                 }, tail: tail)
             } catch {
+                sideFiles.restore(pendingSideFiles)
                 throw CassetteError(file: file.path, kind: .io("\(error)"))
             }
             let oldestNeeded = growingFile.oldestNeeded
