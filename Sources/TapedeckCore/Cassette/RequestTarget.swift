@@ -24,7 +24,7 @@ public struct RequestTarget: Sendable, Hashable {
         let bytes = url.utf8
         var rest = bytes[...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
-        if rest.first != UInt8(ascii: "/"), let schemeEnd = Self.find("://", in: rest) {
+        if rest.first != UInt8(ascii: "/"), let schemeEnd = Self.findSchemeSeparator(in: rest) {
             let scheme = String(Substring(rest[..<schemeEnd])).lowercased()
             rest = rest[bytes.index(schemeEnd, offsetBy: 3)...]
             let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
@@ -66,12 +66,13 @@ public struct RequestTarget: Sendable, Hashable {
         port == (scheme == "https" ? 443 : 80) ? urlHost(host) : "\(urlHost(host)):\(port)"
     }
 
-    private static func find(_ needle: String, in haystack: Substring.UTF8View) -> String.Index? {
-        let pattern = Array(needle.utf8)
+    /// Where `://` starts in `haystack`.
+    private static func findSchemeSeparator(in haystack: Substring.UTF8View) -> String.Index? {
         var index = haystack.startIndex
-        while index < haystack.endIndex {
-            if haystack[index...].starts(with: pattern) { return index }
-            index = haystack.index(after: index)
+        while let colon = haystack[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let after = haystack[haystack.index(after: colon)...]
+            if after.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) { return colon }
+            index = haystack.index(after: colon)
         }
         return nil
     }

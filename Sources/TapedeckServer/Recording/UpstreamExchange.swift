@@ -32,7 +32,9 @@ final class UpstreamExchange {
     private var status = 0
     private var headers = HeaderList()
     private var isStream = false
-    private var body = ByteBuffer()
+    /// The body so far, copied out of the read buffers so that SwiftNIO can reuse them for the
+    /// next read instead of allocating new ones while the exchange waits to be recorded.
+    private var body = Data()
     private var chunks: [StreamChunk] = []
     private var firstByte: NIODeadline?
     /// Sends the request again on a new connection, once, when a kept connection turns out to be
@@ -80,9 +82,9 @@ final class UpstreamExchange {
         lastActivity = now
         if isStream {
             chunks.append(StreamChunk(atMs: Self.milliseconds(now - (firstByte ?? now)), data: Data(buffer.readableBytesView)))
+        } else {
+            body.append(contentsOf: buffer.readableBytesView)
         }
-        var copy = buffer
-        if body.readableBytes == 0 { body = copy } else { body.writeBuffer(&copy) }
         return sink.streamBody(buffer)
     }
 
@@ -180,13 +182,14 @@ struct FinishedExchange: Sendable {
     let request: CassetteRequest
     let status: Int
     let headers: HeaderList
-    let body: ByteBuffer
+    /// The body as it came, empty for a stream.
+    let body: Data
     let chunks: [StreamChunk]?
     let timing: Timing
 
     /// The interaction to record: the body stored decoded, a stream stored as its chunks.
     func interaction(recordedAt: String) -> Interaction {
-        var bodyData = chunks == nil ? Data(body.readableBytesView) : Data()
+        var bodyData = body
         if chunks == nil, let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bodyData) {
             bodyData = decoded
         }

@@ -4,7 +4,8 @@ import NIOSSL
 import TapedeckCore
 
 /// Collects one HTTP request at a time, enforces the body limit and the idle timeout, hands
-/// the request to the responder, and turns `CONNECT` into a tunnel.
+/// the request to the responder, answers requests that do not parse, and turns `CONNECT` into
+/// a tunnel.
 final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -91,8 +92,18 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// A request that does not parse gets 431 when its headers are too large, 400 otherwise, and
+    /// the connection closes (the decoder cannot go on); the server itself stays up. Other
+    /// errors, and any error while a response is under way, close the connection.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+        switch (error as? HTTPParserError, state) {
+        case (_, .responding), (_, .closing), (nil, _):
+            context.close(promise: nil)
+        case (.headerOverflow?, _):
+            refuse(context: context, status: .requestHeaderFieldsTooLarge, reason: "the request headers are over the size limit")
+        case (let parserError?, _):
+            refuse(context: context, status: .badRequest, reason: "malformed request: \(parserError)")
+        }
     }
 
     /// The connection closed or its HTTP handlers were replaced (a tunnel): drops what it kept.

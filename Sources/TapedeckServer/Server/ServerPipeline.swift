@@ -24,7 +24,6 @@ enum ServerPipeline {
         try operations.configureHTTPServerPipeline(
             position: .last, withPipeliningAssistance: true, withServerUpgrade: nil, withErrorHandling: false,
             withOutboundHeaderValidation: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-        try operations.addHandler(ProtocolErrorHandler())
         if origin == nil, let credentials = configuration.proxyCredentials {
             try operations.addHandler(ProxyAuthenticationHandler(credentials: credentials))
         }
@@ -55,8 +54,7 @@ enum ServerPipeline {
         [try operations.handler(type: ReadAheadHandler.self),
          try operations.handler(type: HTTPResponseEncoder.self),
          try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
-         try operations.handler(type: HTTPServerPipelineHandler.self),
-         try operations.handler(type: ProtocolErrorHandler.self)]
+         try operations.handler(type: HTTPServerPipelineHandler.self)]
             + ((try? operations.handler(type: ProxyAuthenticationHandler.self)).map { [$0] } ?? [])
     }
 

@@ -19,7 +19,7 @@ struct SmallFilesystem {
     /// Fills the filesystem with a file until writes fail; returns the file.
     func fill() -> URL {
         let filler = directory.appending(path: "filler")
-        FileManager.default.createFile(atPath: filler.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler.path, contents: nil)
         if let handle = try? FileHandle(forWritingTo: filler) {
             let block = Data(repeating: 0x5A, count: 4096)
             while (try? handle.write(contentsOf: block)) != nil {}
