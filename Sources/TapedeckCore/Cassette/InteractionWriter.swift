@@ -197,7 +197,12 @@ struct InteractionWriter {
     }
 
     private mutating func indent() {
-        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: baseIndent + 2 * isFirst.count))
+        var count = baseIndent + 2 * isFirst.count
+        while count > 0 {
+            let run = min(count, Self.spaces.count)
+            Self.spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<run])) }
+            count -= run
+        }
     }
 
     /// A double as JSONEncoder writes it: Swift's shortest form, without a trailing `.0`.
@@ -248,4 +253,5 @@ struct InteractionWriter {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
 }
