@@ -38,9 +38,9 @@ enum AtomicFile {
             unlink(temporary)
             throw AtomicWriteError(path: url.path, step: failure.step, errno: failure.errno)
         }
-        if let failure = fill(fd, with: pieces) {
+        if let error = fill(fd, with: pieces) {
             unlink(temporary)
-            throw AtomicWriteError(path: url.path, step: failure.step, errno: failure.errno)
+            throw AtomicWriteError(path: url.path, step: "write", errno: error)
         }
         return temporary
     }
@@ -54,7 +54,7 @@ enum AtomicFile {
             close(fd)
             throw AtomicWriteError(path: path, step: "truncate", errno: error)
         }
-        if let failure = fill(fd, with: pieces) { throw AtomicWriteError(path: path, step: failure.step, errno: failure.errno) }
+        if let error = fill(fd, with: pieces) { throw AtomicWriteError(path: path, step: "write", errno: error) }
     }
 
     /// Flushes `url`'s folder, so a rename in it survives a power cut.
@@ -90,14 +90,14 @@ enum AtomicFile {
         return nil
     }
 
-    /// Writes `pieces` at the file offset, flushes to disk and closes `fd`; returns what failed.
-    private static func fill(_ fd: Int32, with pieces: [Data]) -> (step: String, errno: Int32)? {
+    /// Writes `pieces` at the file offset, flushes to disk and closes `fd`; returns errno on failure.
+    private static func fill(_ fd: Int32, with pieces: [Data]) -> Int32? {
         defer { close(fd) }
         var output = GatheredOutput(fd: fd)
         for piece in pieces {
-            if let error = output.write(piece) { return ("write", error) }
+            if let error = output.write(piece) { return error }
         }
-        if let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) { return ("write", error) }
+        if let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) { return error }
         #if os(Linux)
         // The bytes are on disk: drop them from the page cache, so a long recording does not fill
         // memory with cassette pages and new writes reuse the pages given back.
