@@ -17,12 +17,12 @@ struct GrowingFileTests {
     /// Saves a version made of `items` between "[" and "]COUNT", checking that no item the
     /// file promised not to need again is asked for.
     func save(_ growing: GrowingFile, _ items: [String]) throws {
-        let pieces = items.map { Data($0.utf8) }
+        let pieces = items.map { Array($0.utf8)[...] }
         let oldestNeeded = growing.oldestNeeded
-        try growing.save(count: items.count, head: Data("[".utf8), items: { index in
+        try growing.save(count: items.count, head: Array("[".utf8)[...], items: { index in
             #expect(index >= oldestNeeded)
             return Array(pieces[index...])
-        }, tail: Data("]\(items.count)".utf8))
+        }, tail: Array("]\(items.count)".utf8)[...])
     }
 
     func text(_ url: URL) throws -> String { try String(contentsOf: url, encoding: .utf8) }

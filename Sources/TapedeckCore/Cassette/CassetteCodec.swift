@@ -49,12 +49,9 @@ public struct CassetteCodec: Sendable {
     /// The cassette file's bytes, and the side files to write beside it when `file` is given.
     public func encode(_ cassette: Cassette, file: URL? = nil) throws(CassetteError) -> EncodedCassette {
         let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
-        var fragments: [Data] = []
-        fragments.reserveCapacity(cassette.interactions.count)
-        for interaction in cassette.interactions {
-            fragments.append(encodeFragment(interaction, sideFiles: sideFiles))
-        }
-        let pieces = try assemble(meta: cassette.meta, fragments: fragments, file: file)
+        let fragments = encodeFragments(cassette.interactions, sideFiles: sideFiles)
+        let pieces = [Self.head] + FragmentLog.items(fragments.pieces(from: 0), from: 0)
+            + [try tail(meta: cassette.meta, count: fragments.count, file: file)]
         return EncodedCassette(pieces: pieces, sideFiles: sideFiles.takePending())
     }
 
@@ -65,45 +62,30 @@ public struct CassetteCodec: Sendable {
 
     // MARK: Incremental writing
 
-    /// One interaction as it stands inside the `interactions` array: pretty, sorted, indented.
-    func encodeFragment(_ interaction: Interaction, sideFiles: SideFiles) -> Data {
-        InteractionWriter.encode(interaction, indent: 4, sideFiles: sideFiles)
+    /// Interactions as they stand inside the `interactions` array: pretty, sorted, indented.
+    func encodeFragments(_ interactions: [Interaction], sideFiles: SideFiles) -> FragmentLog {
+        FragmentLog(interactions) { interaction, out in encodeFragment(interaction, sideFiles: sideFiles, into: &out) }
     }
 
-    /// The whole file from already-encoded interaction fragments, as pieces that make the file
-    /// when written one after another: the fragments are not copied into one buffer.
-    func assemble(meta: CassetteMeta, fragments: [Data], file: URL?) throws(CassetteError) -> [Data] {
-        [Self.head] + Self.items(fragments, from: 0) + [try tail(meta: meta, count: fragments.count, file: file)]
+    /// Appends one interaction as it stands inside the `interactions` array.
+    func encodeFragment(_ interaction: Interaction, sideFiles: SideFiles, into out: inout [UInt8]) {
+        InteractionWriter.encode(interaction, indent: 4, sideFiles: sideFiles, into: &out)
     }
 
     /// The bytes before the first interaction.
-    static let head = Data("{\n  \"interactions\" : [".utf8)
-
-    /// The pieces of the interactions whose fragments are given, the first at `index`.
-    static func items(_ fragments: some Collection<Data>, from index: Int) -> [Data] {
-        var pieces: [Data] = []
-        pieces.reserveCapacity(2 * fragments.count)
-        for (offset, fragment) in fragments.enumerated() {
-            pieces.append(index + offset == 0 ? firstSeparator : separator)
-            pieces.append(fragment)
-        }
-        return pieces
-    }
+    static let head = Array("{\n  \"interactions\" : [".utf8)[...]
 
     /// The bytes after the last of `count` interactions: the end of the array, `meta` and `version`.
-    func tail(meta: CassetteMeta, count: Int, file: URL?) throws(CassetteError) -> Data {
-        let metaBytes: Data
+    func tail(meta: CassetteMeta, count: Int, file: URL?) throws(CassetteError) -> FragmentLog.Piece {
+        let metaBytes: [UInt8]
         do {
             metaBytes = Self.indented(try Self.prettyEncoder(sideFiles: nil).encode(meta), by: 2)
         } catch {
             throw CassetteError(file: file?.path, kind: .io("cannot encode meta: \(error)"))
         }
-        return Data((count == 0 ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8) + metaBytes
-            + Data(",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8)
+        return (Array((count == 0 ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8) + metaBytes
+            + Array(",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8))[...]
     }
-
-    private static let firstSeparator = Data("\n    ".utf8)
-    private static let separator = Data(",\n    ".utf8)
 
     private static func prettyEncoder(sideFiles: SideFiles?) -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -113,14 +95,14 @@ public struct CassetteCodec: Sendable {
     }
 
     /// Indents every line after the first; safe because JSON strings never hold a raw newline.
-    private static func indented(_ data: Data, by spaces: Int) -> Data {
+    private static func indented(_ data: Data, by spaces: Int) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(data.count + data.count / 4)
         for byte in data {
             out.append(byte)
             if byte == UInt8(ascii: "\n") { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces)) }
         }
-        return Data(out)
+        return out
     }
 
     // MARK: Errors
@@ -156,14 +138,14 @@ public struct CassetteCodec: Sendable {
 /// A cassette's bytes and the side files that must be written beside it.
 public struct EncodedCassette: Sendable {
     /// The cassette file, in pieces written one after another.
-    var pieces: [Data]
+    var pieces: [FragmentLog.Piece]
     /// Large bodies to write beside the cassette before it.
     var sideFiles: [SideFiles.Pending]
 
     /// The cassette file's bytes.
     public var bytes: Data {
         var bytes = Data(capacity: pieces.reduce(0) { $0 + $1.count })
-        for piece in pieces { bytes.append(piece) }
+        for piece in pieces { bytes.append(contentsOf: piece) }
         return bytes
     }
 

@@ -7,17 +7,28 @@ import Foundation
 /// stays the reference, and a test holds the two to the same bytes.
 struct InteractionWriter {
     private var out: [UInt8] = []
-    /// Whether the container being written has no member yet, innermost last.
-    private var isFirst: [Bool] = []
+    /// Whether the innermost open container has no member yet; the outer ones' flags wait on
+    /// the call stack (see ``open(_:)``).
+    private var isFirst = true
+    /// How many containers are open.
+    private var depth = 0
     private let baseIndent: Int
     private let sideFiles: SideFiles?
 
     /// The JSON of `interaction`, its lines after the first indented by `indent` spaces.
     static func encode(_ interaction: Interaction, indent: Int, sideFiles: SideFiles?) -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(512 + interaction.request.body.data.count + interaction.response.body.data.count)
+        encode(interaction, indent: indent, sideFiles: sideFiles, into: &out)
+        return Data(out)
+    }
+
+    /// Appends the JSON of `interaction` to `out`, its lines after the first indented by `indent` spaces.
+    static func encode(_ interaction: Interaction, indent: Int, sideFiles: SideFiles?, into out: inout [UInt8]) {
         var writer = InteractionWriter(baseIndent: indent, sideFiles: sideFiles)
-        writer.out.reserveCapacity(512 + interaction.request.body.data.count + interaction.response.body.data.count)
+        swap(&writer.out, &out)
         writer.write(interaction)
-        return Data(writer.out)
+        swap(&writer.out, &out)
     }
 
     private init(baseIndent: Int, sideFiles: SideFiles?) {
@@ -28,63 +39,73 @@ struct InteractionWriter {
     // MARK: the cassette's types, keys in sorted order
 
     private mutating func write(_ interaction: Interaction) {
-        beginObject()
-        if let chunks = interaction.chunks {
-            key("chunks")
-            beginArray()
-            for chunk in chunks {
-                element()
-                beginObject()
-                key("atMs"); number(chunk.atMs)
-                if let text = String(validatingUTF8Data: chunk.data) {
-                    key("text"); string(text)
-                } else {
-                    key("base64"); string(chunk.data.base64EncodedString())
+        object { writer in
+            if let chunks = interaction.chunks {
+                writer.key("chunks")
+                writer.array { writer in
+                    for chunk in chunks {
+                        writer.element()
+                        writer.object { writer in
+                            writer.key("atMs"); writer.number(chunk.atMs)
+                            if !writer.text(chunk.data, key: "text") {
+                                writer.key("base64"); writer.string(chunk.data.base64EncodedString())
+                            }
+                        }
+                    }
                 }
-                endObject()
             }
-            endArray()
+            if let delayMs = interaction.delayMs { writer.key("delayMs"); writer.number(delayMs) }
+            if let recordedAt = interaction.recordedAt { writer.key("recordedAt"); writer.string(recordedAt) }
+            writer.key("request")
+            writer.object { writer in
+                writer.body(interaction.request.body)
+                writer.key("headers"); writer.headers(interaction.request.headers)
+                writer.key("method"); writer.string(interaction.request.method)
+                writer.key("url"); writer.string(interaction.request.url)
+            }
+            writer.key("response")
+            writer.object { writer in
+                writer.body(interaction.response.body)
+                writer.key("headers"); writer.headers(interaction.response.headers)
+                writer.key("status"); writer.integer(interaction.response.status)
+            }
+            if let timing = interaction.timing {
+                writer.key("timing")
+                writer.object { writer in
+                    writer.key("firstByteMs"); writer.number(timing.firstByteMs)
+                    writer.key("totalMs"); writer.number(timing.totalMs)
+                }
+            }
         }
-        if let delayMs = interaction.delayMs { key("delayMs"); number(delayMs) }
-        if let recordedAt = interaction.recordedAt { key("recordedAt"); string(recordedAt) }
-        key("request")
-        beginObject()
-        body(interaction.request.body)
-        key("headers"); headers(interaction.request.headers)
-        key("method"); string(interaction.request.method)
-        key("url"); string(interaction.request.url)
-        endObject()
-        key("response")
-        beginObject()
-        body(interaction.response.body)
-        key("headers"); headers(interaction.response.headers)
-        key("status"); out.append(contentsOf: String(interaction.response.status).utf8)
-        endObject()
-        if let timing = interaction.timing {
-            key("timing")
-            beginObject()
-            key("firstByteMs"); number(timing.firstByteMs)
-            key("totalMs"); number(timing.totalMs)
-            endObject()
-        }
-        endObject()
     }
 
     /// The `body` member, absent for an empty body.
     private mutating func body(_ body: Body) {
         guard !body.isEmpty else { return }
         key("body")
-        beginObject()
-        if let sideFiles, sideFiles.wantsSideFile(for: body.data) {
-            key("file"); string(sideFiles.add(body.data))
-        } else if body.style == .json, let json = JSONValue(parsing: body.data) {
-            key("json"); value(json)
-        } else if let text = body.text {
-            key("text"); string(text)
-        } else {
-            key("base64"); string(body.data.base64EncodedString())
+        object { writer in
+            if let sideFiles = writer.sideFiles, sideFiles.wantsSideFile(for: body.data) {
+                writer.key("file"); writer.string(sideFiles.add(body.data))
+            } else if body.style == .json, let json = JSONValue(parsing: body.data) {
+                writer.key("json"); writer.value(json)
+            } else if !writer.text(body.data, key: "text") {
+                writer.key("base64"); writer.string(body.data.base64EncodedString())
+            }
         }
-        endObject()
+    }
+
+    /// Writes the member `key` with `data` as a string when it is valid UTF-8; returns false, writing nothing, otherwise.
+    private mutating func text(_ data: Data, key name: StaticString) -> Bool {
+        let isASCII = data.withUnsafeBytes { bytes in bytes.allSatisfy { $0 < 0x80 } }
+        if isASCII {
+            key(name)
+            data.withUnsafeBytes { string(UnsafeBufferPointer(start: $0.baseAddress?.assumingMemoryBound(to: UInt8.self), count: $0.count)) }
+            return true
+        }
+        guard let text = String(validatingUTF8Data: data) else { return false }
+        key(name)
+        string(text)
+        return true
     }
 
     /// The headers as an object from each name to its values in order. ASCII names (all but
@@ -93,40 +114,40 @@ struct InteractionWriter {
     private mutating func headers(_ headers: HeaderList) {
         let fields = headers.fields
         guard fields.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) else { return groupedHeaders(headers) }
-        let order = fields.indices.sorted { first, second in
+        let order = fields.count < 2 ? Array(fields.indices) : fields.indices.sorted { first, second in
             let (a, b) = (fields[first].name.utf8, fields[second].name.utf8)
             return a.elementsEqual(b) ? first < second : a.lexicographicallyPrecedes(b)
         }
-        beginObject()
-        var previous: String?
-        for index in order {
-            let field = fields[index]
-            if field.name != previous {
-                if previous != nil { endArray() }
-                key(field.name)
-                beginArray()
-                previous = field.name
+        object { writer in
+            var previous: String?
+            for index in order {
+                let field = fields[index]
+                if field.name != previous {
+                    if previous != nil { writer.close(UInt8(ascii: "]"), outer: false) }
+                    writer.key(escaping: field.name)
+                    writer.open(UInt8(ascii: "["))
+                    previous = field.name
+                }
+                writer.element()
+                writer.string(field.value)
             }
-            element()
-            string(field.value)
+            if previous != nil { writer.close(UInt8(ascii: "]"), outer: false) }
         }
-        if previous != nil { endArray() }
-        endObject()
     }
 
     private mutating func groupedHeaders(_ headers: HeaderList) {
         let grouped = headers.grouped
-        beginObject()
-        for name in Self.sorted(grouped.keys) {
-            key(name)
-            beginArray()
-            for value in grouped[name] ?? [] {
-                element()
-                string(value)
+        object { writer in
+            for name in Self.sorted(grouped.keys) {
+                writer.key(escaping: name)
+                writer.array { writer in
+                    for value in grouped[name] ?? [] {
+                        writer.element()
+                        writer.string(value)
+                    }
+                }
             }
-            endArray()
         }
-        endObject()
     }
 
     private mutating func value(_ json: JSONValue) {
@@ -137,72 +158,96 @@ struct InteractionWriter {
         case .double(let double): number(double)
         case .string(let text): string(text)
         case .array(let elements):
-            beginArray()
-            for item in elements {
-                element()
-                value(item)
+            array { writer in
+                for item in elements {
+                    writer.element()
+                    writer.value(item)
+                }
             }
-            endArray()
         case .object(let members):
-            beginObject()
-            for name in Self.sorted(members.keys) {
-                key(name)
-                value(members[name] ?? .null)
+            object { writer in
+                for name in Self.sorted(members.keys) {
+                    writer.key(escaping: name)
+                    writer.value(members[name] ?? .null)
+                }
             }
-            endObject()
         }
     }
 
     // MARK: JSON layout
 
-    private mutating func beginObject() {
-        out.append(UInt8(ascii: "{"))
-        isFirst.append(true)
+    /// An object whose members `members` writes.
+    private mutating func object(_ members: (inout Self) -> Void) {
+        let outer = open(UInt8(ascii: "{"))
+        members(&self)
+        close(UInt8(ascii: "}"), outer: outer)
     }
 
-    private mutating func endObject() { close(UInt8(ascii: "}")) }
-
-    private mutating func beginArray() {
-        out.append(UInt8(ascii: "["))
-        isFirst.append(true)
+    /// An array whose elements `elements` writes.
+    private mutating func array(_ elements: (inout Self) -> Void) {
+        let outer = open(UInt8(ascii: "["))
+        elements(&self)
+        close(UInt8(ascii: "]"), outer: outer)
     }
 
-    private mutating func endArray() { close(UInt8(ascii: "]")) }
+    /// Opens a container; returns the enclosing container's `isFirst`, for ``close(_:outer:)``.
+    @discardableResult
+    private mutating func open(_ bracket: UInt8) -> Bool {
+        out.append(bracket)
+        depth += 1
+        defer { isFirst = true }
+        return isFirst
+    }
 
     /// Ends a container; an empty one is written `{` newline newline indent `}` like JSONEncoder does.
-    private mutating func close(_ bracket: UInt8) {
-        let wasEmpty = isFirst.removeLast()
-        out.append(UInt8(ascii: "\n"))
-        if wasEmpty { out.append(UInt8(ascii: "\n")) }
-        indent()
+    private mutating func close(_ bracket: UInt8, outer: Bool) {
+        if isFirst { out.append(UInt8(ascii: "\n")) }
+        depth -= 1
+        newLine()
         out.append(bracket)
+        isFirst = outer
     }
 
-    /// Starts a member of the current object.
-    private mutating func key(_ name: String) {
+    /// Starts a member of the current object whose name needs no escaping.
+    private mutating func key(_ name: StaticString) {
+        element()
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: Self.keyEnd)
+    }
+
+    /// Starts a member of the current object whose name may need escaping.
+    private mutating func key(escaping name: String) {
         element()
         string(name)
-        out.append(contentsOf: " : ".utf8)
+        out.append(contentsOf: Self.keyEnd[1...])
     }
 
     /// Starts an element of the current container: a comma after the previous one, a new line, the indent.
     private mutating func element() {
-        if isFirst[isFirst.count - 1] {
-            isFirst[isFirst.count - 1] = false
+        if isFirst {
+            isFirst = false
         } else {
             out.append(UInt8(ascii: ","))
         }
-        out.append(UInt8(ascii: "\n"))
-        indent()
+        newLine()
     }
 
-    private mutating func indent() {
-        var count = baseIndent + 2 * isFirst.count
-        while count > 0 {
-            let run = min(count, Self.spaces.count)
-            Self.spaces.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<run])) }
-            count -= run
+    /// A new line and the indent of the current depth.
+    private mutating func newLine() {
+        var count = 1 + baseIndent + 2 * depth
+        Self.newLineAndSpaces.withUnsafeBufferPointer { run in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: run[..<min(count, run.count)]))
+            count -= run.count
+            while count > 0 {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: run[1..<min(count + 1, run.count)]))
+                count -= run.count - 1
+            }
         }
+    }
+
+    private mutating func integer(_ value: Int) {
+        out.append(contentsOf: String(value).utf8)
     }
 
     /// A double as JSONEncoder writes it: Swift's shortest form, without a trailing `.0`.
@@ -212,20 +257,22 @@ struct InteractionWriter {
         if text.hasSuffix(".0") { out.removeLast(2) }
     }
 
+    private mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { string($0) }
+    }
+
     /// A JSON string: quote, backslash and control characters escaped, `/` and non-ASCII as
     /// they are; the runs between escapes are copied whole.
-    private mutating func string(_ text: String) {
+    private mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) {
         out.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices where bytes[index] < 0x20 || bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                escape(bytes[index])
-                start = index + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        var start = 0
+        for index in bytes.indices where bytes[index] < 0x20 || bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "\\") {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            escape(bytes[index])
+            start = index + 1
         }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         out.append(UInt8(ascii: "\""))
     }
 
@@ -253,5 +300,7 @@ struct InteractionWriter {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+    /// What follows a member's name: its closing quote, the colon and its spaces.
+    private static let keyEnd = Array("\" : ".utf8)
+    private static let newLineAndSpaces = [UInt8(ascii: "\n")] + [UInt8](repeating: UInt8(ascii: " "), count: 64)
 }

@@ -15,7 +15,7 @@ final class CassetteWriter: Sendable {
         /// The interactions the cassette held before, encoded at the first save.
         var existing: [Interaction]
         /// Emptied once both files hold them (see ``GrowingFile/oldestNeeded``).
-        var existingFragments: [Data]?
+        var existingFragments: FragmentLog?
         let existingCount: Int
         /// The interactions recorded in this run, encoded; only the bytes are kept, and with a
         /// spare file only those a later save can still need.
@@ -48,15 +48,15 @@ final class CassetteWriter: Sendable {
         self.flushDelay = flushDelay
         self.onError = onError
         sideFiles = SideFiles(cassetteFile: file, threshold: codec.sideFileThreshold)
-        state = Locked(State(meta: meta, existing: existing, existingFragments: existing.isEmpty ? [] : nil,
+        state = Locked(State(meta: meta, existing: existing, existingFragments: existing.isEmpty ? FragmentLog() : nil,
                              existingCount: existing.count))
     }
 
     /// Appends an interaction and schedules a save within `flushDelay`.
     func append(_ interaction: Interaction) {
-        let fragment = codec.encodeFragment(interaction, sideFiles: sideFiles)
-        let delay = state.withLock { state -> Duration? in
-            state.recorded.append(fragment)
+        let delay = state.withLock { [codec, sideFiles] state -> Duration? in
+            // Encoded straight into the log: concurrent appenders take turns here anyway.
+            state.recorded.append { codec.encodeFragment(interaction, sideFiles: sideFiles, into: &$0) }
             state.dirty = true
             defer { state.scheduled = true }
             guard !state.scheduled else { return nil }
@@ -86,7 +86,7 @@ final class CassetteWriter: Sendable {
 
     /// Runs on `queue` only, so saves never overlap.
     private func saveNow() -> CassetteError? {
-        let snapshot = state.withLock { state -> (CassetteMeta, [Interaction], [Data]?, Int, FragmentLog)? in
+        let snapshot = state.withLock { state -> (CassetteMeta, [Interaction], FragmentLog?, Int, FragmentLog)? in
             state.scheduled = false
             guard state.dirty else { return nil }
             state.dirty = false
@@ -94,7 +94,7 @@ final class CassetteWriter: Sendable {
         }
         guard let (meta, existing, encodedExisting, existingCount, recorded) = snapshot else { return state.withLock { $0.lastError } }
         let started = ContinuousClock.now
-        let existingFragments = encodedExisting ?? existing.map { codec.encodeFragment($0, sideFiles: sideFiles) }
+        let existingFragments = encodedExisting ?? codec.encodeFragments(existing, sideFiles: sideFiles)
         do throws(CassetteError) {
             let count = existingCount + recorded.count
             let tail = try codec.tail(meta: meta, count: count, file: file)
@@ -102,9 +102,8 @@ final class CassetteWriter: Sendable {
             do {
                 try SideFiles.write(pendingSideFiles, into: file.deletingLastPathComponent())
                 try growingFile.save(count: count, head: CassetteCodec.head, items: { index in
-                    let earlier = index < existingCount ? CassetteCodec.items(existingFragments[index...], from: index) : []
-                    let start = max(index, existingCount)
-                    return earlier + CassetteCodec.items(recorded.fragments(from: start - existingCount), from: start)
+                    let earlier = index < existingCount ? existingFragments.pieces(from: index) : []
+                    return FragmentLog.items(earlier + recorded.pieces(from: max(index, existingCount) - existingCount), from: index)
                 }, tail: tail)
             } catch {
                 sideFiles.restore(pendingSideFiles)
@@ -116,7 +115,7 @@ final class CassetteWriter: Sendable {
                     state.existingFragments = existingFragments
                     state.existing = []
                 }
-                if oldestNeeded >= state.existingCount { state.existingFragments = [] }
+                if oldestNeeded >= state.existingCount { state.existingFragments = FragmentLog() }
                 state.recorded.release(below: oldestNeeded - state.existingCount)
                 state.lastError = nil
                 state.saves += 1
@@ -131,44 +130,5 @@ final class CassetteWriter: Sendable {
             onError(error)
             return error
         }
-    }
-}
-
-/// Encoded interactions in order, kept in fixed-size chunks: a save takes a copy of the log
-/// while recording goes on, and appending after that copies one chunk, never the whole log.
-/// Chunks no save needs any more are released from the front.
-private struct FragmentLog {
-    private static let chunkSize = 4096
-    private var chunks: [[Data]] = []
-    /// How many fragments were released from the front (whole chunks).
-    private var released = 0
-
-    /// How many fragments were appended.
-    private(set) var count = 0
-
-    mutating func append(_ fragment: Data) {
-        if chunks.isEmpty || chunks[chunks.count - 1].count == Self.chunkSize {
-            chunks.append([])
-            chunks[chunks.count - 1].reserveCapacity(Self.chunkSize)
-        }
-        chunks[chunks.count - 1].append(fragment)
-        count += 1
-    }
-
-    /// Forgets the whole chunks before fragment `index`.
-    mutating func release(below index: Int) {
-        let whole = (index - released) / Self.chunkSize
-        guard whole > 0 else { return }
-        chunks.removeFirst(whole)
-        released += whole * Self.chunkSize
-    }
-
-    /// The fragments from the one at `index` on, in order; `index` is not released.
-    func fragments(from index: Int) -> [Data] {
-        precondition(index >= released, "fragment \(index) was released")
-        guard index < count else { return [] }
-        let position = index - released
-        let chunk = position / Self.chunkSize
-        return Array(chunks[chunk][(position % Self.chunkSize)...]) + chunks[(chunk + 1)...].flatMap { $0 }
     }
 }

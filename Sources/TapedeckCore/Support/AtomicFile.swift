@@ -17,7 +17,7 @@ enum AtomicFile {
 
     /// Writes `pieces` one after another, the same way; small pieces are gathered into one
     /// buffer first, so a file of many small pieces takes few system calls and no large copy.
-    static func write(_ pieces: [Data], to url: URL) throws(AtomicWriteError) {
+    static func write(_ pieces: [some ContiguousBytes], to url: URL) throws(AtomicWriteError) {
         let temporary = try writeTemporary(pieces, beside: url)
         if rename(temporary, url.path) != 0 {
             let error = AtomicWriteError(path: url.path, step: "rename", errno: errno)
@@ -29,7 +29,7 @@ enum AtomicFile {
 
     /// Writes the first `prefixLength` bytes of the file at `url`, then `pieces`, to a new
     /// hidden file in `url`'s folder and flushes it to disk; returns its path.
-    static func writeTemporary(_ pieces: [Data], beside url: URL, keepingPrefix prefixLength: Int = 0) throws(AtomicWriteError) -> String {
+    static func writeTemporary(_ pieces: [some ContiguousBytes], beside url: URL, keepingPrefix prefixLength: Int = 0) throws(AtomicWriteError) -> String {
         let temporary = "\(folder(of: url))/.\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AtomicWriteError(path: url.path, step: "create \(temporary)", errno: errno) }
@@ -46,7 +46,7 @@ enum AtomicFile {
     }
 
     /// Cuts the file at `path` back to `length` bytes, appends `pieces` and flushes it to disk.
-    static func rewrite(_ path: String, from length: Int, with pieces: [Data]) throws(AtomicWriteError) {
+    static func rewrite(_ path: String, from length: Int, with pieces: [some ContiguousBytes]) throws(AtomicWriteError) {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw AtomicWriteError(path: path, step: "open", errno: errno) }
         guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
@@ -91,7 +91,7 @@ enum AtomicFile {
     }
 
     /// Writes `pieces` at the file offset, flushes to disk and closes `fd`; returns errno on failure.
-    private static func fill(_ fd: Int32, with pieces: [Data]) -> Int32? {
+    private static func fill(_ fd: Int32, with pieces: [some ContiguousBytes]) -> Int32? {
         defer { close(fd) }
         var output = GatheredOutput(fd: fd)
         for piece in pieces {
@@ -107,7 +107,7 @@ enum AtomicFile {
     }
 }
 
-/// Writes to a file descriptor through a 1 MiB buffer; larger pieces go straight through.
+/// Writes to a file descriptor through a 1 MiB buffer; pieces of a quarter of that and more go straight through.
 private struct GatheredOutput {
     private static let capacity = 1 << 20
     let fd: Int32
@@ -118,12 +118,14 @@ private struct GatheredOutput {
         buffer.reserveCapacity(Self.capacity)
     }
 
-    /// Queues or writes `data`; returns errno on failure.
-    mutating func write(_ data: Data) -> Int32? {
-        if buffer.count + data.count > Self.capacity, let error = flush() { return error }
-        if data.count >= Self.capacity { return data.withUnsafeBytes { Self.writeAll($0, to: fd) } }
-        buffer.append(contentsOf: data)
-        return nil
+    /// Queues or writes `piece`; returns errno on failure.
+    mutating func write(_ piece: some ContiguousBytes) -> Int32? {
+        piece.withUnsafeBytes { bytes in
+            if bytes.count >= Self.capacity / 4 { return flush() ?? Self.writeAll(bytes, to: fd) }
+            if buffer.count + bytes.count > Self.capacity, let error = flush() { return error }
+            buffer.append(contentsOf: bytes)
+            return nil
+        }
     }
 
     /// Writes what is buffered; returns errno on failure.

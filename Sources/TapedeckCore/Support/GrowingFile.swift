@@ -67,7 +67,7 @@ final class GrowingFile: @unchecked Sendable {
     ///   - head: the bytes before the first item.
     ///   - items: the pieces of the items from the given index up to `count`, in order.
     ///   - tail: the bytes after the last item.
-    func save(count: Int, head: Data, items: (Int) -> [Data], tail: Data) throws(AtomicWriteError) {
+    func save(count: Int, head: FragmentLog.Piece, items: (Int) -> [FragmentLog.Piece], tail: FragmentLog.Piece) throws(AtomicWriteError) {
         if canSwap, let spare, spare.count <= count {
             self.spare = nil  // unknown until the swap succeeds
             let added = items(spare.count)
@@ -126,5 +126,5 @@ final class GrowingFile: @unchecked Sendable {
         AtomicFile.syncFolder(of: url)
     }
 
-    private static func length(of pieces: [Data]) -> Int { pieces.reduce(0) { $0 + $1.count } }
+    private static func length(of pieces: [FragmentLog.Piece]) -> Int { pieces.reduce(0) { $0 + $1.count } }
 }
