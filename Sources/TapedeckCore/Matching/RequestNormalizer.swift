@@ -103,25 +103,34 @@ enum BodyKind {
     case json, form, multipart, other
 
     init(contentType: String?) {
-        let mediaType = Self.mediaType(contentType)
-        if mediaType == "application/json" || mediaType.hasSuffix("+json") || mediaType == "text/json" {
-            self = .json
-        } else if mediaType == "application/x-www-form-urlencoded" {
-            self = .form
-        } else if mediaType == "multipart/form-data" {
-            self = .multipart
-        } else {
-            self = .other
+        var contentType = contentType ?? ""
+        self = contentType.withUTF8 { bytes in
+            let type = Self.mediaType(bytes)
+            if Self.equal(type, "application/json") || Self.equal(type.suffix(5), "+json") || Self.equal(type, "text/json") {
+                return .json
+            } else if Self.equal(type, "application/x-www-form-urlencoded") {
+                return .form
+            } else if Self.equal(type, "multipart/form-data") {
+                return .multipart
+            }
+            return .other
         }
     }
 
-    /// The media type of a `Content-Type` value, lowercased, without parameters and blanks.
-    private static func mediaType(_ contentType: String?) -> String {
-        guard let contentType else { return "" }
+    /// The media type of a `Content-Type` value: without parameters and blanks.
+    private static func mediaType(_ contentType: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
         let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var type = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }
+        var type = contentType.prefix { $0 != UInt8(ascii: ";") }
         while let first = type.first, blank(first) { type = type.dropFirst() }
         while let last = type.last, blank(last) { type = type.dropLast() }
-        return String(Substring(type)).lowercased()
+        return type
+    }
+
+    /// Whether `bytes` spell `lowercase` in any case.
+    private static func equal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
+        bytes.count == lowercase.utf8CodeUnitCount
+            && zip(bytes, UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)).allSatisfy { byte, expected in
+                byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
+            }
     }
 }

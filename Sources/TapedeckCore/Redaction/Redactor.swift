@@ -10,6 +10,9 @@ public struct Redactor: Sendable {
     /// The quoted member names the JSON paths end in, searched for before parsing a body;
     /// nil when a path ends otherwise, so every JSON body is parsed.
     private let memberNames: [[UInt8]]?
+    /// Which bytes a member name starts with (after its quote): a quote followed by any other
+    /// byte is passed over without comparing.
+    private let memberNameStarts: [Bool]
 
     /// Creates a redactor.
     public init(rules: RedactionRules = .defaults) {
@@ -22,6 +25,9 @@ public struct Redactor: Sendable {
             }
         }
         memberNames = names
+        var starts = [Bool](repeating: false, count: 256)
+        for name in names ?? [] { starts[Int(name[1])] = true }
+        memberNameStarts = starts
     }
 
     /// The interaction with every secret replaced, and a note of each place that changed.
@@ -45,24 +51,26 @@ public struct Redactor: Sendable {
     private func mayNameAMember(_ data: Data) -> Bool {
         guard let memberNames else { return true }
         return data.withUnsafeBytes { body in
-            Self.contains(body, Self.escapeMarker) || memberNames.contains { Self.contains(body, $0) }
+            guard let base = body.baseAddress else { return false }
+            var offset = 0
+            while offset < body.count, let hit = memchr(base + offset, Int32(UInt8(ascii: "\\")), body.count - offset) {
+                let position = base.distance(to: UnsafeRawPointer(hit))
+                if position + 1 < body.count, body[position + 1] == UInt8(ascii: "u") { return true }
+                offset = position + 2
+            }
+            offset = 0
+            while offset + 1 < body.count, let hit = memchr(base + offset, Int32(UInt8(ascii: "\"")), body.count - offset - 1) {
+                let position = base.distance(to: UnsafeRawPointer(hit))
+                if memberNameStarts[Int(body[position + 1])], memberNames.contains(where: { name in
+                    position + name.count <= body.count && name.withUnsafeBytes { memcmp(hit, $0.baseAddress!, name.count) } == 0
+                }) {
+                    return true
+                }
+                offset = position + 1
+            }
+            return false
         }
     }
-
-    /// Whether `needle` occurs in `haystack`: memchr to each candidate first byte, memcmp for the rest.
-    private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, let base = haystack.baseAddress, haystack.count >= needle.count else { return false }
-        let last = haystack.count - needle.count
-        var offset = 0
-        while offset <= last, let hit = memchr(base + offset, Int32(first), last - offset + 1) {
-            let position = base.distance(to: UnsafeRawPointer(hit))
-            if needle.withUnsafeBytes({ memcmp(base + position, $0.baseAddress!, needle.count) }) == 0 { return true }
-            offset = position + 1
-        }
-        return false
-    }
-
-    private static let escapeMarker = Array("\\u".utf8)
 
     private func redactHeaders(_ headers: HeaderList, names: Set<String>, side: String,
                                changes: inout [String]) -> HeaderList {
