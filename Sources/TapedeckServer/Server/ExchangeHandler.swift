@@ -6,8 +6,14 @@ import TapedeckCore
 /// Collects one HTTP request at a time, enforces the body limit and the idle timeout, hands
 /// the request to the responder, answers requests that do not parse, and turns `CONNECT` into
 /// a tunnel.
-final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
+///
+/// A client may pipeline requests: what arrives while a response is under way waits here and
+/// is taken up when the response ends, and `read()` is held meanwhile, so a client cannot make
+/// the server buffer more than one read ahead (``ConnectionReadHandler``). SwiftNIO's pipelining
+/// handler would do the same as one more handler every message passes.
+final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     /// Where the connection is in its request/response cycle.
@@ -25,6 +31,12 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var state = State.idle
+    /// Request parts that arrived while a response was under way, in order.
+    private var waiting = CircularBuffer<HTTPServerRequestPart>()
+    /// Whether a read was asked for while a response was under way; it is passed on when the response ends.
+    private var readHeld = false
+    /// Whether waiting parts are being taken up, so that a response ending meanwhile does not start again.
+    private var isResuming = false
     private let responder: any Responder
     private let configuration: ServerConfiguration
     private let tunnelOrigin: String?
@@ -38,7 +50,44 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch (unwrapInboundIn(data), state) {
+        let part = unwrapInboundIn(data)
+        if isResponding || !waiting.isEmpty {
+            waiting.append(part)
+        } else {
+            handle(part, context: context)
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if isResponding {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    private var isResponding: Bool {
+        if case .responding = state { return true }
+        return false
+    }
+
+    /// Takes up the parts that waited for a response to end, until the next request is under way;
+    /// then passes on a held read once nothing waits.
+    private func resumeWaiting(context: ChannelHandlerContext) {
+        guard !isResuming else { return }
+        isResuming = true
+        while !isResponding, let part = waiting.popFirst() {
+            handle(part, context: context)
+        }
+        isResuming = false
+        if readHeld, !isResponding, waiting.isEmpty, context.channel.isActive {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch (part, state) {
         case (.head(let head), .idle):
             if head.method == .CONNECT {
                 guard tunnelOrigin == nil, let (host, port) = Self.splitAuthority(head.uri) else {
@@ -139,6 +188,7 @@ final class ExchangeHandler: ChannelInboundHandler, RemovableChannelHandler {
         if keepAlive {
             context.write(wrapOutboundOut(.end(nil)), promise: promise)
             scope.deferredFlush.flush(context.channel)
+            resumeWaiting(context: context)
         } else {
             let closing = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             closing.cascade(to: promise)

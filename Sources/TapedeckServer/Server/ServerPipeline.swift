@@ -4,14 +4,10 @@ import NIOSSL
 
 /// Builds the handlers of a connection, and rebuilds them inside an intercepted TLS tunnel.
 enum ServerPipeline {
-    /// The idle timeout handler's name, kept first so it also watches tunnels.
-    static let idleHandlerName = "tapedeck-idle"
-
     /// Adds the HTTP handlers for a new connection.
     static func configure(channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
         let operations = channel.pipeline.syncOperations
-        try operations.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout), name: idleHandlerName)
-        try operations.addHandler(ReadAheadHandler())
+        try operations.addHandler(ConnectionReadHandler(idleTimeout: configuration.idleTimeout))
         try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: nil)
     }
 
@@ -21,8 +17,9 @@ enum ServerPipeline {
         limits.maxHeaderListSize = 64 * 1024
         limits.maxHeaderFieldSize = 64 * 1024
         limits.maxHeaderFieldCount = 1000
+        // ExchangeHandler does the pipelining assistance itself: one handler less for every message.
         try operations.configureHTTPServerPipeline(
-            position: .last, withPipeliningAssistance: true, withServerUpgrade: nil, withErrorHandling: false,
+            position: .last, withPipeliningAssistance: false, withServerUpgrade: nil, withErrorHandling: false,
             withOutboundHeaderValidation: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
         if origin == nil, let credentials = configuration.proxyCredentials {
             try operations.addHandler(ProxyAuthenticationHandler(credentials: credentials))
@@ -32,13 +29,15 @@ enum ServerPipeline {
 
     /// Replaces the plain HTTP handlers after a `CONNECT` was answered: a sniffer then looks at
     /// the first bytes and serves HTTP inside the tunnel, behind TLS when the client starts TLS.
+    /// SwiftNIO's idle handler, first, watches the tunnel's bytes for the idle timeout.
     static func switchToTunnel(context: ChannelHandlerContext, handler: ExchangeHandler, sslContext: NIOSSLContext,
                                host: String, port: Int, responder: any Responder, configuration: ServerConfiguration) throws {
         let operations = context.pipeline.syncOperations
-        let idle = try operations.context(name: idleHandlerName)
         let old = try plainHTTPHandlers(operations) + [handler]
+        let idle = IdleStateHandler(readTimeout: configuration.idleTimeout)
+        try operations.addHandler(idle, position: .first)
         try operations.addHandler(TunnelSniffer(sslContext: sslContext, host: host, port: port, responder: responder,
-                                                configuration: configuration), position: .after(idle.handler))
+                                                configuration: configuration), position: .after(idle))
         for handler in old { operations.removeHandler(handler, promise: nil) }
     }
 
@@ -51,10 +50,9 @@ enum ServerPipeline {
     }
 
     private static func plainHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws -> [any RemovableChannelHandler] {
-        [try operations.handler(type: ReadAheadHandler.self),
+        [try operations.handler(type: ConnectionReadHandler.self),
          try operations.handler(type: HTTPResponseEncoder.self),
-         try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self),
-         try operations.handler(type: HTTPServerPipelineHandler.self)]
+         try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)]
             + ((try? operations.handler(type: ProxyAuthenticationHandler.self)).map { [$0] } ?? [])
     }
 

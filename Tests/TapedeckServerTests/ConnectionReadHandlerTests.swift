@@ -4,7 +4,7 @@ import NIOEmbedded
 import Testing
 
 /// The read-ahead next to the socket: one read ahead while a response is under way, never more.
-@Suite struct ReadAheadHandlerTests {
+@Suite struct ConnectionReadHandlerTests {
     /// Counts the reads that reach the socket.
     final class ReadCounter: ChannelOutboundHandler {
         typealias OutboundIn = ByteBuffer
@@ -16,7 +16,7 @@ import Testing
         }
     }
 
-    /// Holds reads while `holding`, as SwiftNIO's pipelining handler does while a response is under way.
+    /// Holds reads while `holding`, as ExchangeHandler does while a response is under way.
     final class Gate: ChannelDuplexHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundIn = ByteBuffer
@@ -43,7 +43,7 @@ import Testing
     @Test func readsAheadOnceWhileTheReadIsHeldAndNoMore() throws {
         let counter = ReadCounter(), gate = Gate()
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandlers([counter, ReadAheadHandler(), gate])
+        try channel.pipeline.syncOperations.addHandlers([counter, ConnectionReadHandler(idleTimeout: .seconds(60)), gate])
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
 
         // A read the handlers behind ask for passes straight through.
