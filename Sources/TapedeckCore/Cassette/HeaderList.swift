@@ -94,8 +94,7 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
     public static func isHopByHop(_ name: String) -> Bool {
-        let utf8 = name.utf8
-        if utf8.count >= 6, zip(utf8, "proxy-".utf8).allSatisfy({ $0 | 0x20 == $1 }) { return true }
+        if name.prefix(6).caseInsensitiveEquals("proxy-") { return true }
         return hopByHopNames.contains { $0.caseInsensitiveEquals(name) }
     }
 
@@ -131,9 +130,9 @@ extension HeaderList: Codable {
     }
 }
 
-extension String {
+extension StringProtocol {
     /// ASCII case-insensitive equality, as HTTP header names compare.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
+    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
         return zip(lhs, rhs).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7a) }

@@ -154,7 +154,7 @@ struct InteractionWriter {
         switch json {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .integer(let integer): out.append(contentsOf: String(integer).utf8)
+        case .integer(let integer): self.integer(integer)
         case .double(let double): number(double)
         case .string(let text): string(text)
         case .array(let elements):
@@ -246,7 +246,7 @@ struct InteractionWriter {
         }
     }
 
-    private mutating func integer(_ value: Int) {
+    private mutating func integer(_ value: some BinaryInteger) {
         out.append(contentsOf: String(value).utf8)
     }
 

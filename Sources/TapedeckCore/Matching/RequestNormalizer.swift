@@ -103,34 +103,24 @@ enum BodyKind {
     case json, form, multipart, other
 
     init(contentType: String?) {
-        var contentType = contentType ?? ""
-        self = contentType.withUTF8 { bytes in
-            let type = Self.mediaType(bytes)
-            if Self.equal(type, "application/json") || Self.equal(type.suffix(5), "+json") || Self.equal(type, "text/json") {
-                return .json
-            } else if Self.equal(type, "application/x-www-form-urlencoded") {
-                return .form
-            } else if Self.equal(type, "multipart/form-data") {
-                return .multipart
-            }
-            return .other
+        let type = Self.mediaType(contentType ?? "")
+        if type.caseInsensitiveEquals("application/json") || type.suffix(5).caseInsensitiveEquals("+json") || type.caseInsensitiveEquals("text/json") {
+            self = .json
+        } else if type.caseInsensitiveEquals("application/x-www-form-urlencoded") {
+            self = .form
+        } else if type.caseInsensitiveEquals("multipart/form-data") {
+            self = .multipart
+        } else {
+            self = .other
         }
     }
 
-    /// The media type of a `Content-Type` value: without parameters and blanks.
-    private static func mediaType(_ contentType: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>> {
-        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        var type = contentType.prefix { $0 != UInt8(ascii: ";") }
+    /// The media type of a `Content-Type` value: without parameters and blanks, any case.
+    private static func mediaType(_ contentType: String) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        var type = contentType.prefix { $0 != ";" }
         while let first = type.first, blank(first) { type = type.dropFirst() }
         while let last = type.last, blank(last) { type = type.dropLast() }
         return type
-    }
-
-    /// Whether `bytes` spell `lowercase` in any case.
-    private static func equal(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: StaticString) -> Bool {
-        bytes.count == lowercase.utf8CodeUnitCount
-            && zip(bytes, UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)).allSatisfy { byte, expected in
-                byte == expected || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == expected)
-            }
     }
 }

@@ -43,13 +43,11 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        idleCheck?.cancel()
-        idleCheck = nil
+        stopIdleCheck()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        idleCheck?.cancel()
-        idleCheck = nil
+        stopIdleCheck()
         context.fireChannelInactive()
     }
 
@@ -71,6 +69,11 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
             readingAhead = true
             context.read()
         }
+    }
+
+    private func stopIdleCheck() {
+        idleCheck?.cancel()
+        idleCheck = nil
     }
 
     private func armIdleCheck(context: ChannelHandlerContext, at deadline: NIODeadline) {
