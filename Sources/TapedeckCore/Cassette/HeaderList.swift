@@ -94,7 +94,7 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
     public static func isHopByHop(_ name: String) -> Bool {
-        if name.prefix(6).caseInsensitiveEquals("proxy-") { return true }
+        if Substring(name.utf8.prefix(6)).caseInsensitiveEquals("proxy-") { return true }
         return hopByHopNames.contains { $0.caseInsensitiveEquals(name) }
     }
 
@@ -135,6 +135,16 @@ extension StringProtocol {
     func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).allSatisfy { a, b in a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7a) }
+        // Native strings and their substrings are contiguous UTF-8: compare the bytes directly.
+        let contiguous = lhs.withContiguousStorageIfAvailable { left in
+            rhs.withContiguousStorageIfAvailable { right in
+                zip(left, right).allSatisfy(Self.sameIgnoringASCIICase)
+            }
+        }
+        return (contiguous ?? nil) ?? zip(lhs, rhs).allSatisfy(Self.sameIgnoringASCIICase)
+    }
+
+    private static func sameIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
+        a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7a)
     }
 }

@@ -115,8 +115,8 @@ struct InteractionWriter {
         let fields = headers.fields
         guard fields.allSatisfy({ $0.name.utf8.allSatisfy { $0 < 0x80 } }) else { return groupedHeaders(headers) }
         let order = fields.count < 2 ? Array(fields.indices) : fields.indices.sorted { first, second in
-            let (a, b) = (fields[first].name.utf8, fields[second].name.utf8)
-            return a.elementsEqual(b) ? first < second : a.lexicographicallyPrecedes(b)
+            let order = Self.compareBytes(fields[first].name, fields[second].name)
+            return order == 0 ? first < second : order < 0
         }
         object { writer in
             var previous: String?
@@ -296,7 +296,20 @@ struct InteractionWriter {
 
     /// Keys in JSONEncoder's order: by their UTF-8 bytes (not `<`, which compares canonical equivalents equal).
     private static func sorted(_ keys: some Collection<String>) -> [String] {
-        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        keys.sorted { compareBytes($0, $1) < 0 }
+    }
+
+    /// Orders two strings by their UTF-8 bytes, as JSONEncoder sorts keys: negative, zero or positive.
+    private static func compareBytes(_ a: String, _ b: String) -> Int {
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, common))
+                return order != 0 ? order : a.count - b.count
+            }
+        }
+        if let order = contiguous ?? nil { return order }
+        return a.utf8.elementsEqual(b.utf8) ? 0 : a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -104,7 +104,7 @@ enum BodyKind {
 
     init(contentType: String?) {
         let type = Self.mediaType(contentType ?? "")
-        if type.caseInsensitiveEquals("application/json") || type.suffix(5).caseInsensitiveEquals("+json") || type.caseInsensitiveEquals("text/json") {
+        if type.caseInsensitiveEquals("application/json") || Substring(type.utf8.suffix(5)).caseInsensitiveEquals("+json") || type.caseInsensitiveEquals("text/json") {
             self = .json
         } else if type.caseInsensitiveEquals("application/x-www-form-urlencoded") {
             self = .form
@@ -117,10 +117,12 @@ enum BodyKind {
 
     /// The media type of a `Content-Type` value: without parameters and blanks, any case.
     private static func mediaType(_ contentType: String) -> Substring {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        var type = contentType.prefix { $0 != ";" }
-        while let first = type.first, blank(first) { type = type.dropFirst() }
-        while let last = type.last, blank(last) { type = type.dropLast() }
-        return type
+        let bytes = contentType.utf8
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        var type = bytes[..<end]
+        while let first = type.first, isBlank(first) { type = type.dropFirst() }
+        while let last = type.last, isBlank(last) { type = type.dropLast() }
+        return Substring(type)
     }
 }
