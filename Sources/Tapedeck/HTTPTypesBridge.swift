@@ -33,7 +33,7 @@ extension HeaderList {
     /// A cassette header list from swift-http-types fields, hop-by-hop ones removed.
     init(_ fields: HTTPFields) {
         self.init(fields.map { HeaderField(name: $0.name.rawName, value: $0.value) })
-        self = removingHopByHop
+        removeHopByHop()
     }
 }
 

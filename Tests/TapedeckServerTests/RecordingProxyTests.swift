@@ -323,6 +323,19 @@ import Testing
         try await upstream.stop()
     }
 
+    @Test func targetWithAPathPrefixesEveryRequestPath() async throws {
+        var upstreamBase = ""
+        let (_, cassette) = try await RecordHarness.recordFromTestUpstream(settings: { cassette, upstream in
+            upstreamBase = upstream.base
+            return RecordSettings(cassette: cassette, target: upstream.base + "/api/v1/")
+        }) { harness, _ in
+            // The test upstream's 404 names the path it was asked for.
+            let answer = try await Curl.run([harness.base + "/things?b=2&a=1"]).text
+            #expect(answer == #"{"error":"no route /api/v1/things"}"#)
+        }
+        #expect(cassette.interactions.map(\.request.url) == [upstreamBase + "/api/v1/things?b=2&a=1"])
+    }
+
     @Test func passthroughHostIsTunnelledAndNotRecorded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -88,8 +88,15 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The list without hop-by-hop headers, which a cassette never stores.
     public var removingHopByHop: HeaderList {
-        guard fields.contains(where: { HeaderList.isHopByHop($0.name) }) else { return self }
-        return HeaderList(fields.filter { !HeaderList.isHopByHop($0.name) })
+        var list = self
+        list.removeHopByHop()
+        return list
+    }
+
+    /// Removes the hop-by-hop headers, which a cassette never stores.
+    public mutating func removeHopByHop() {
+        guard fields.contains(where: { HeaderList.isHopByHop($0.name) }) else { return }
+        fields.removeAll { HeaderList.isHopByHop($0.name) }
     }
 
     /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
@@ -132,7 +139,7 @@ extension HeaderList: Codable {
 
 extension StringProtocol {
     /// ASCII case-insensitive equality, as HTTP header names compare.
-    func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+    package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
         // Native strings and their substrings are contiguous UTF-8: compare the bytes directly.

@@ -69,13 +69,13 @@ public final class Recorder: Sendable {
 
     /// Redacts an exchange and appends it; it is on disk within the flush delay.
     @discardableResult
-    public func record(_ interaction: Interaction) throws(CassetteError) -> Interaction {
+    public func record(_ interaction: consuming Interaction) throws(CassetteError) -> Interaction {
         guard let writer else {
             throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
         }
-        var clean = redactor.redact(interaction).0
-        clean.request.headers = clean.request.headers.removingHopByHop
-        clean.response.headers = clean.response.headers.removingHopByHop
+        var (clean, _) = redactor.redact(interaction)
+        clean.request.headers.removeHopByHop()
+        clean.response.headers.removeHopByHop()
         writer.append(clean)
         return clean
     }

@@ -31,18 +31,15 @@ public struct Redactor: Sendable {
     }
 
     /// The interaction with every secret replaced, and a note of each place that changed.
-    public func redact(_ interaction: Interaction) -> (Interaction, changes: [String]) {
+    public func redact(_ interaction: consuming Interaction) -> (Interaction, changes: [String]) {
         var result = interaction
         var changes: [String] = []
-        result.request.headers = redactHeaders(interaction.request.headers, names: rules.requestHeaders,
-                                               side: "request", changes: &changes)
-        result.response.headers = redactHeaders(interaction.response.headers, names: rules.responseHeaders,
-                                                side: "response", changes: &changes)
-        result.request.url = redactQuery(in: interaction.request.url, changes: &changes)
-        result.request.body = redactBody(interaction.request.body, contentType: interaction.request.headers["Content-Type"],
-                                         side: "request", changes: &changes)
-        result.response.body = redactBody(interaction.response.body, contentType: interaction.response.headers["Content-Type"],
-                                          side: "response", changes: &changes)
+        let requestType = result.request.headers["Content-Type"], responseType = result.response.headers["Content-Type"]
+        redactHeaders(&result.request.headers, names: rules.requestHeaders, side: "request", changes: &changes)
+        redactHeaders(&result.response.headers, names: rules.responseHeaders, side: "response", changes: &changes)
+        redactQuery(in: &result.request.url, changes: &changes)
+        redactBody(&result.request.body, contentType: requestType, side: "request", changes: &changes)
+        redactBody(&result.response.body, contentType: responseType, side: "response", changes: &changes)
         return (result, changes)
     }
 
@@ -72,38 +69,35 @@ public struct Redactor: Sendable {
         }
     }
 
-    private func redactHeaders(_ headers: HeaderList, names: Set<String>, side: String,
-                               changes: inout [String]) -> HeaderList {
+    private func redactHeaders(_ headers: inout HeaderList, names: Set<String>, side: String, changes: inout [String]) {
         func isSecret(_ field: HeaderField) -> Bool {
             field.value != Self.placeholder && names.contains { $0.caseInsensitiveEquals(field.name) }
         }
-        guard headers.fields.contains(where: isSecret) else { return headers }
-        var copy = headers
-        copy.mapValues { field in
+        guard headers.fields.contains(where: isSecret) else { return }
+        headers.mapValues { field in
             guard isSecret(field) else { return field.value }
             changes.append("\(side) header \(field.name)")
             return Self.placeholder
         }
-        return copy
     }
 
-    private func redactQuery(in url: String, changes: inout [String]) -> String {
-        guard !rules.queryParameters.isEmpty, let questionMark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
+    private func redactQuery(in url: inout String, changes: inout [String]) {
+        guard !rules.queryParameters.isEmpty, let questionMark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return }
         let queryStart = url.index(after: questionMark)
         let fragmentStart = url[queryStart...].firstIndex(of: "#") ?? url.endIndex
         let (query, changed) = FormURLEncoding.rewritingValues(url[queryStart..<fragmentStart], of: rules.queryParameters,
                                                                to: Self.placeholder)
-        guard changed else { return url }
+        guard changed else { return }
         changes.append("query parameters")
-        return String(url[..<queryStart]) + query + String(url[fragmentStart...])
+        url = String(url[..<queryStart]) + query + String(url[fragmentStart...])
     }
 
-    private func redactBody(_ body: Body, contentType: String?, side: String, changes: inout [String]) -> Body {
-        guard !body.isEmpty else { return body }
+    private func redactBody(_ body: inout Body, contentType: String?, side: String, changes: inout [String]) {
+        guard !body.isEmpty else { return }
         switch BodyKind(contentType: contentType) {
         case .json:
             guard !rules.jsonPaths.isEmpty, mayNameAMember(body.data),
-                  var value = JSONValue(parsing: body.data) else { return body }
+                  var value = JSONValue(parsing: body.data) else { return }
             var changed: [String] = []
             for path in rules.jsonPaths {
                 value = path.rewriting(value) { old in
@@ -112,17 +106,17 @@ public struct Redactor: Sendable {
                     return .string(Self.placeholder)
                 }
             }
-            guard !changed.isEmpty else { return body }
+            guard !changed.isEmpty else { return }
             changes.append("\(side) body \(Set(changed).sorted().joined(separator: ", "))")
-            return Body(value.compactData, style: body.style)
+            body = Body(value.compactData, style: body.style)
         case .form where side == "request":
             let text = Substring(decoding: body.data, as: UTF8.self)
             let (rewritten, changed) = FormURLEncoding.rewritingValues(text, of: rules.queryParameters, to: Self.placeholder)
-            guard changed else { return body }
+            guard changed else { return }
             changes.append("\(side) form fields")
-            return Body(Data(rewritten.utf8), style: body.style)
+            body = Body(Data(rewritten.utf8), style: body.style)
         default:
-            return body
+            return
         }
     }
 }

@@ -18,7 +18,7 @@ public final class RecordResponder: Responder {
     /// The local CA for intercepted HTTPS.
     public let authority: CertificateAuthority
     private let settings: RecordSettings
-    private let base: (origin: String, prefix: String)?
+    private let base: TargetBase?
     private let forwarder: UpstreamForwarder
     private let admin: AdminEndpoints
     private let unmatchedStatus: HTTPResponseStatus
@@ -78,10 +78,12 @@ public final class RecordResponder: Responder {
             return
         }
         var cassetteRequest = request.cassetteRequest()
+        let target: RequestTarget
         if let base, request.head.uri.hasPrefix("/"), request.tunnelOrigin == nil {
-            cassetteRequest.url = base.origin + base.prefix + request.head.uri
+            (cassetteRequest.url, target) = base.target(for: request.head.uri)
+        } else {
+            target = cassetteRequest.target
         }
-        let target = cassetteRequest.target
         guard let host = target.host else {
             sink.send(status: .badRequest, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "bad-request")]),
                       body: ByteBuffer(string: "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL\n"))
@@ -91,7 +93,8 @@ public final class RecordResponder: Responder {
             cassetteRequest.headers.set(name: "Host", value: authority)
         }
         let session = ControlHeaders(request.head.headers).session
-        if request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+        if request.head.headers.contains(name: "Upgrade"),
+           request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.caseInsensitiveEquals("websocket") }) {
             tunnelUpgrade(request, as: cassetteRequest, sink: sink)
             return
         }

@@ -35,17 +35,36 @@ public struct RecordSettings: Sendable {
         self.playback = playback
     }
 
-    /// The target split into origin and path prefix, or why it is not a usable base URL.
-    func targetBase() throws(SettingsError) -> (origin: String, prefix: String)? {
+    /// The target as a base URL, or why it is not a usable one.
+    func targetBase() throws(SettingsError) -> TargetBase? {
         guard let target else { return nil }
         let parts = RequestTarget(target)
         guard let scheme = parts.scheme, scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
-              let authority = parts.authority, parts.query == nil else {
+              let port = parts.port, let authority = parts.authority, parts.query == nil else {
             throw SettingsError(message: "--target must be an http or https base URL such as https://api.example.com, not \"\(target)\"")
         }
-        let origin = "\(scheme)://\(authority)"
         var prefix = parts.path
         while prefix.hasSuffix("/") { prefix.removeLast() }
-        return (origin, prefix)
+        return TargetBase(origin: "\(scheme)://\(authority)", prefix: prefix, scheme: scheme, host: host, port: port)
+    }
+}
+
+/// The `--target` base URL of a reverse proxy, which origin-form requests are sent to.
+struct TargetBase: Sendable {
+    /// `scheme://authority`, as the recorded URLs start.
+    let origin: String
+    /// The base URL's path without trailing slashes, put before each request's path.
+    let prefix: String
+    let scheme: String
+    let host: String
+    let port: Int
+
+    /// The URL a request for `uri` (origin-form) goes to, and its parts, without parsing the base again.
+    func target(for uri: String) -> (url: String, target: RequestTarget) {
+        var target = RequestTarget(prefix + uri)
+        target.scheme = scheme
+        target.host = host
+        target.port = port
+        return (origin + prefix + uri, target)
     }
 }

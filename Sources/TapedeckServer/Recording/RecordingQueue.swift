@@ -1,9 +1,14 @@
 import Dispatch
 import TapedeckCore
 
-/// Records finished exchanges off the event loops, in the order they finished. The recording
-/// thread starts 2 ms after the first exchange of a batch and takes everything pending in one
-/// go, so a busy proxy wakes it a few hundred times a second rather than once per exchange.
+/// Records finished exchanges in the order they finished.
+///
+/// A light exchange (``FinishedExchange/isLight``) is recorded at once, on the event loop that
+/// finished it, when nothing waits for the recording thread: handing every exchange to another
+/// thread cost more than recording a small one. Heavier exchanges, and whatever finishes while
+/// one waits, go to the recording thread, so a large body never holds up an event loop and a
+/// connection's exchanges keep their order. The recording thread starts 2 ms after the first
+/// exchange of a batch and takes everything pending in one go.
 final class RecordingQueue: Sendable {
     private struct Pending {
         var exchanges: [FinishedExchange] = []
@@ -22,13 +27,17 @@ final class RecordingQueue: Sendable {
         self.record = record
     }
 
-    /// Queues an exchange to record.
+    /// Records an exchange now when it is light and nothing waits, else queues it.
     func add(_ exchange: FinishedExchange) {
-        let startDraining = pending.withLock { pending -> Bool in
+        let isLight = exchange.isLight
+        // nil: record it here; otherwise whether the recording thread must be started.
+        let startDraining = pending.withLock { pending -> Bool? in
+            if isLight && pending.exchanges.isEmpty && !pending.isDraining { return nil }
             pending.exchanges.append(exchange)
             defer { pending.isDraining = true }
             return !pending.isDraining
         }
+        guard let startDraining else { return record(exchange) }
         if startDraining { queue.asyncAfter(deadline: .now() + Self.gathering) { [self] in drain() } }
     }
 

@@ -72,7 +72,7 @@ final class UpstreamExchange {
         if hasHopByHop {
             forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
         }
-        isStream = head.headers.first(name: "Content-Type")?.lowercased().hasPrefix("text/event-stream") == true
+        isStream = head.headers.first(name: "Content-Type").map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
         sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
     }
 
@@ -81,9 +81,9 @@ final class UpstreamExchange {
         let now = NIODeadline.now()
         lastActivity = now
         if isStream {
-            chunks.append(StreamChunk(atMs: Self.milliseconds(now - (firstByte ?? now)), data: Data(buffer.readableBytesView)))
+            chunks.append(StreamChunk(atMs: Self.milliseconds(now - (firstByte ?? now)), data: Data(copying: buffer)))
         } else {
-            body.append(contentsOf: buffer.readableBytesView)
+            body.append(copying: buffer)
         }
         return sink.streamBody(buffer)
     }
@@ -186,6 +186,16 @@ struct FinishedExchange: Sendable {
     let body: Data
     let chunks: [StreamChunk]?
     let timing: Timing
+
+    /// The most body bytes, request and response together, of an exchange recorded on the event loop.
+    static let lightLimit = 16 * 1024
+
+    /// Whether recording it costs little enough to do on the event loop: bodies of at most
+    /// ``lightLimit`` bytes together and none to decompress.
+    var isLight: Bool {
+        let size = request.body.data.count + body.count + (chunks?.reduce(0) { $0 + $1.data.count } ?? 0)
+        return size <= Self.lightLimit && headers["Content-Encoding"] == nil
+    }
 
     /// The interaction to record: the body stored decoded, a stream stored as its chunks.
     func interaction(recordedAt: String) -> Interaction {

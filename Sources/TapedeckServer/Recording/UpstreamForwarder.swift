@@ -60,7 +60,7 @@ struct UpstreamForwarder: Sendable {
         headers.add(name: "Host", value: cassetteRequest.headers["Host"]
             ?? RequestTarget.authority(scheme: origin.scheme, host: origin.host, port: origin.port))
         for (name, value) in request.head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
-            if name.caseInsensitiveEqual("Host") || name.caseInsensitiveEqual("Content-Length") || name.caseInsensitiveEqual("Expect") {
+            if name.caseInsensitiveEquals("Host") || name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Expect") {
                 continue
             }
             headers.add(name: name, value: value)

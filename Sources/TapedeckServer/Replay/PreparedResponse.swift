@@ -19,7 +19,7 @@ public struct PreparedResponse: Sendable {
         // A recorded HEAD or 304 answer keeps its Content-Length: it describes a body never sent.
         let keepsLength = interaction.request.method == "HEAD" || response.status == 304
         for field in response.headers where !HeaderList.isHopByHop(field.name)
-            && (keepsLength || !field.name.caseInsensitiveEqual("Content-Length")) {
+            && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
             headers.add(name: field.name, value: field.value)
         }
         let status = HTTPResponseStatus(statusCode: response.status)
@@ -37,11 +37,4 @@ public struct PreparedResponse: Sendable {
     }
 
     private static func mayHaveBody(_ code: UInt) -> Bool { code >= 200 && code != 204 && code != 304 }
-}
-
-extension String {
-    /// ASCII case-insensitive comparison for header names.
-    func caseInsensitiveEqual(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && lowercased() == other.lowercased()
-    }
 }

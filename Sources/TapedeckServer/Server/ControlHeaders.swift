@@ -20,7 +20,7 @@ public struct ControlHeaders: Sendable, Hashable {
 
     /// Whether a header name is a control header.
     public static func isControl(_ name: String) -> Bool {
-        name.utf8.count > 9 && name.lowercased().hasPrefix("tapedeck-")
+        name.utf8.count > 9 && Substring(name.utf8.prefix(9)).caseInsensitiveEquals("tapedeck-")
     }
 
     /// Checks a cassette name: `[A-Za-z0-9._-]+` without `..`; returns why it is refused, or nil.

@@ -31,7 +31,7 @@ public struct IncomingRequest: Sendable {
         for (name, value) in head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
             headers.append(name: name, value: value)
         }
-        var bytes = Data(body.readableBytesView)
+        var bytes = Data(copying: body)
         if let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bytes) {
             bytes = decoded
         }

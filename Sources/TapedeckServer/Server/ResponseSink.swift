@@ -137,7 +137,9 @@ public struct ResponseSink: Sendable {
     /// Writes a response head for streaming, on the connection's event loop; it leaves with the
     /// next ``flush()`` or the end.
     public func streamHead(_ head: HTTPResponseHead) {
-        onLoop { handler, context in handler.writeHead(head, context: context) }
+        // On the loop (the recording proxy's case) without a closure to allocate, as in flush() and end().
+        guard eventLoop.inEventLoop else { return onLoop { handler, context in handler.writeHead(head, context: context) } }
+        handler.value.writeHead(head, context: context.value)
     }
 
     /// Writes one piece of a streamed body, on the connection's event loop; it leaves with the
@@ -160,12 +162,16 @@ public struct ResponseSink: Sendable {
 
     /// Sends what was streamed so far.
     public func flush() {
-        onLoop { _, context in context.flush() }
+        guard eventLoop.inEventLoop else { return onLoop { _, context in context.flush() } }
+        context.value.flush()
     }
 
     /// Ends the response (streaming); completes when written.
     public func end() -> EventLoopFuture<Void> {
-        onLoop { handler, context, promise in handler.writeEnd(context: context, promise: promise) }
+        guard eventLoop.inEventLoop else { return onLoop { handler, context, promise in handler.writeEnd(context: context, promise: promise) } }
+        let promise = eventLoop.makePromise(of: Void.self)
+        handler.value.writeEnd(context: context.value, promise: promise)
+        return promise.futureResult
     }
 
     /// Turns the connection into a byte tunnel to an upstream (a WebSocket upgrade): connects,
