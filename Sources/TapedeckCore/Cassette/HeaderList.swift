@@ -53,6 +53,11 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         fields.contains { $0.name.caseInsensitiveEquals(name) }
     }
 
+    /// Makes room for `count` fields.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// Appends one field.
     public mutating func append(name: String, value: String) {
         fields.append(HeaderField(name: name, value: value))
@@ -138,7 +143,9 @@ extension HeaderList: Codable {
 }
 
 extension StringProtocol {
-    /// ASCII case-insensitive equality, as HTTP header names compare.
+    /// ASCII case-insensitive equality, as HTTP header names compare. Inlinable, so that the
+    /// servers' calls are specialized for their string types rather than going through witnesses.
+    @inlinable
     package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
@@ -151,7 +158,8 @@ extension StringProtocol {
         return (contiguous ?? nil) ?? zip(lhs, rhs).allSatisfy(Self.sameIgnoringASCIICase)
     }
 
-    private static func sameIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
+    @usableFromInline
+    static func sameIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
         a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7a)
     }
 }

@@ -64,6 +64,7 @@ final class UpstreamExchange {
         firstByte = now
         status = Int(head.status.code)
         var hasHopByHop = false
+        headers.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
             headers.append(name: name, value: value)
             if HeaderList.isHopByHop(name) { hasHopByHop = true }

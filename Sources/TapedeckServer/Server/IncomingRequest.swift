@@ -28,6 +28,7 @@ public struct IncomingRequest: Sendable {
     /// The core's form of the request, without control headers and hop-by-hop headers.
     public func cassetteRequest() -> CassetteRequest {
         var headers = HeaderList()
+        headers.reserveCapacity(head.headers.count)
         for (name, value) in head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
             headers.append(name: name, value: value)
         }
