@@ -54,9 +54,13 @@ final class CassetteWriter: Sendable {
 
     /// Appends an interaction and schedules a save within `flushDelay`.
     func append(_ interaction: Interaction) {
-        let delay = state.withLock { [codec, sideFiles] state -> Duration? in
-            // Encoded straight into the log: concurrent appenders take turns here anyway.
-            state.recorded.append { codec.encodeFragment(interaction, sideFiles: sideFiles, into: &$0) }
+        // Encoded before taking the lock, so that appenders on other threads (the recording
+        // proxy's event loops) wait only for a copy, never for each other's encoding.
+        var fragment: [UInt8] = []
+        fragment.reserveCapacity(Self.fragmentCapacity(interaction))
+        codec.encodeFragment(interaction, sideFiles: sideFiles, into: &fragment)
+        let delay = state.withLock { state -> Duration? in
+            state.recorded.append { $0.append(contentsOf: fragment) }
             state.dirty = true
             defer { state.scheduled = true }
             guard !state.scheduled else { return nil }
@@ -66,6 +70,12 @@ final class CassetteWriter: Sendable {
             let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
             queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in _ = saveNow() }
         }
+    }
+
+    /// Room for an interaction's encoding, so that it is seldom grown: its bodies (text is
+    /// mostly copied as it is) and what its headers and fields usually take.
+    private static func fragmentCapacity(_ interaction: Interaction) -> Int {
+        1024 + interaction.request.body.data.count + interaction.response.body.data.count
     }
 
     /// Saves now if anything is unsaved, and reports the last save error if the file is behind.
