@@ -2,14 +2,17 @@
 import PackageDescription
 
 // One target per dependency boundary, so a user pays only for what they import:
-// the connector (`Tapedeck`) needs no SwiftNIO; the servers live in `TapedeckServer`.
+// the connector (`Tapedeck`) needs no SwiftNIO and no swift-crypto; AsyncHTTPClient and SwiftNIO come
+// in only with `TapedeckAsyncHTTPClient`; the servers live in `TapedeckServer`.
 let package = Package(
     name: "Tapedeck",
-    platforms: [.macOS(.v15)],
+    // The lowest the connector's APIs allow: `Clock`/`Duration`, `URL(filePath:)`, `TimeZone.gmt`.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "Tapedeck", targets: ["Tapedeck"]),
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .library(name: "TapedeckOpenAPI", targets: ["TapedeckOpenAPI"]),
+        .library(name: "TapedeckAsyncHTTPClient", targets: ["TapedeckAsyncHTTPClient"]),
         // The servers as a library, for the fuzz package in Fuzz/ (which depends on this one by path).
         .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
@@ -43,7 +46,6 @@ let package = Package(
                 "CZlib",
                 "CRenameExchange",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The in-process connector: replay and record without sockets.
@@ -62,6 +64,17 @@ let package = Package(
             dependencies: [
                 "Tapedeck",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ]
+        ),
+        // Replaying and recording clients for code written against AsyncHTTPClient.
+        .target(
+            name: "TapedeckAsyncHTTPClient",
+            dependencies: [
+                "Tapedeck",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Cassette tooling: inspect, lint, redact, prune, merge, HAR and VCR import.
@@ -130,6 +143,15 @@ let package = Package(
         ),
         .testTarget(name: "TapedeckTests", dependencies: ["Tapedeck", "TapedeckTestSupport"]),
         .testTarget(name: "TapedeckTestingTests", dependencies: ["TapedeckTesting", "TapedeckTestSupport"]),
+        .testTarget(
+            name: "TapedeckAsyncHTTPClientTests",
+            dependencies: [
+                "TapedeckAsyncHTTPClient",
+                "TapedeckTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "TapedeckOpenAPITests", dependencies: ["TapedeckOpenAPI", "TapedeckTestSupport"]),
         .testTarget(
             name: "TapedeckToolingTests", dependencies: ["TapedeckTooling", "TapedeckTestSupport"], exclude: ["Fixtures"]),

@@ -21,7 +21,7 @@ public struct URLSessionConnector: HTTPConnector {
         urlRequest.httpMethod = request.method.rawValue
         for field in request.headerFields { urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName) }
         urlRequest.httpBody = body
-        let (data, response) = try await session.data(for: urlRequest)
+        let (data, response) = try await session.data(for: Self.markedLive(urlRequest))
         guard let http = response as? HTTPURLResponse else { throw URLSessionConnectorError.notHTTP(url.absoluteString) }
         var fields = HTTPFields()
         for (name, value) in http.allHeaderFields {
@@ -29,6 +29,16 @@ public struct URLSessionConnector: HTTPConnector {
             fields.append(HTTPField(name: name, value: value))
         }
         return (HTTPResponse(status: .init(code: http.statusCode), headerFields: fields), data)
+    }
+}
+
+extension URLSessionConnector {
+    /// The request marked as sent by a live connector, so that ``ConnectorURLProtocol``, when
+    /// ``SharedSessionInterception`` registers it process-wide, lets it reach the network.
+    static func markedLive(_ request: URLRequest) -> URLRequest {
+        guard let mutable = (request as NSURLRequest).mutableCopy() as? NSMutableURLRequest else { return request }
+        URLProtocol.setProperty(true, forKey: ConnectorURLProtocol.liveRequestKey, in: mutable)
+        return mutable as URLRequest
     }
 }
 

@@ -1,3 +1,4 @@
+#if canImport(Testing)
 import Foundation
 import Testing
 import Tapedeck
@@ -26,6 +27,9 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     public var redaction: RedactionRules
     /// Fail the test when a recorded interaction was never played.
     public var requireAllPlayed: Bool
+    /// Also answer `URLSession.shared` (and what else reaches a registered URLProtocol) from the
+    /// cassette, through ``Tapedeck/SharedSessionInterception``: such tests run one at a time.
+    public var sharedSession: Bool
     /// The source file of the test, for the default directory.
     public var filePath: String
 
@@ -40,7 +44,13 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
         let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction,
                                         test: String(test.name.prefix { $0 != "(" }))
         do {
-            try await TestCassette.$current.withValue(cassette) { try await function() }
+            try await TestCassette.$current.withValue(cassette) {
+                if sharedSession {
+                    try await SharedSessionInterception.run(with: cassette.connector) { try await function() }
+                } else {
+                    try await function()
+                }
+            }
         } catch {
             // The test's own failure comes first; still save what it recorded.
             do { try cassette.finish() } catch let saveError { Issue.record(saveError) }
@@ -57,10 +67,15 @@ extension Trait where Self == CassetteTrait {
     ///   - directory: where cassettes are; `cassettes/` beside the test file by default; `TAPEDECK_CASSETTE_DIR` wins.
     ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise (`TAPEDECK_MODE=record` re-records).
     ///   - requireAllPlayed: fail the test when recorded interactions were never played.
+    ///   - sharedSession: also replay code that uses `URLSession.shared` with no injected session
+    ///     (see ``Tapedeck/SharedSessionInterception`` for what it reaches on each platform); such
+    ///     tests run one at a time, the others stay parallel.
     public static func cassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
                                 options: PlaybackOptions = PlaybackOptions(), redaction: RedactionRules = .defaults,
-                                requireAllPlayed: Bool = false, filePath: String = #filePath) -> Self {
+                                requireAllPlayed: Bool = false, sharedSession: Bool = false,
+                                filePath: String = #filePath) -> Self {
         CassetteTrait(name: name, directory: directory, mode: mode, options: options, redaction: redaction,
-                      requireAllPlayed: requireAllPlayed, filePath: filePath)
+                      requireAllPlayed: requireAllPlayed, sharedSession: sharedSession, filePath: filePath)
     }
 }
+#endif

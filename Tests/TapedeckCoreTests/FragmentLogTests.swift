@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Crypto
 @testable import TapedeckCore
 
 @Suite("Fragment logs: encoded interactions kept in runs of bytes")
@@ -14,8 +13,8 @@ struct FragmentLogTests {
     /// would describe them whole on a failure.
     static func joined(_ pieces: [FragmentLog.Piece]) -> String {
         var hasher = SHA256()
-        for piece in pieces { piece.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
-        return hasher.finalize().description
+        for piece in pieces { piece.withUnsafeBytes { hasher.update($0) } }
+        return hasher.finalize().hexadecimal
     }
 
     @Test("the pieces from any index are the separators and fragments from there, across runs")

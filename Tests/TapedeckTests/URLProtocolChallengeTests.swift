@@ -5,7 +5,9 @@ import Tapedeck
 import FoundationNetworking
 #endif
 
-/// A replayed 401 with a challenge reaches the caller as a response, never as a hang or a live retry.
+#if canImport(FoundationNetworking)
+/// A replayed 401 with a challenge reaches the caller as a response, never as a hang or a live retry
+/// (FoundationNetworking only: Apple's loading system delivers the challenge header as it is).
 @Suite struct URLProtocolChallengeTests {
     @Test(arguments: [#"Basic realm="api""#, #"Bearer realm="api", error="invalid_token""#])
     func replayedUnauthorizedChallengeArrivesUnderTheTapedeckHeaderInsteadOfHanging(challenge: String) async throws {
@@ -21,3 +23,4 @@ import FoundationNetworking
         #expect(String(decoding: data, as: UTF8.self) == "denied")
     }
 }
+#endif

@@ -1,13 +1,13 @@
 import Foundation
-import Synchronization
+import Tapedeck
 
 /// The access and refresh tokens, replaced when the client refreshes.
 public final class Credentials: Sendable {
-    private let tokens: Mutex<(access: String, refresh: String)>
+    private let tokens: Locked<(access: String, refresh: String)>
 
     /// Creates credentials.
     public init(accessToken: String, refreshToken: String) {
-        tokens = Mutex((accessToken, refreshToken))
+        tokens = Locked((accessToken, refreshToken))
     }
 
     /// The current access token.

@@ -4,7 +4,15 @@ import FoundationNetworking
 #endif
 
 /// Carries a connector inside a `URLSessionConfiguration`, so ``ConnectorURLProtocol`` finds
-/// the connector of *its own* configuration without any global registry.
+/// the connector of *its own* configuration.
+///
+/// Two ways lead a protocol to its route, one per loading system; a configuration made by
+/// ``Foundation/URLSessionConfiguration/replaying(_:base:)`` carries both:
+/// - FoundationNetworking (Linux) hands the protocol a cached response from the
+///   configuration's `urlCache`, and this route is that cache (below).
+/// - Apple's loading system never asks a custom cache for a protocol, but merges the
+///   configuration's `httpAdditionalHeaders` into the request: a token there leads to the
+///   route through ``RouteTable``.
 ///
 /// Foundation creates a URLProtocol itself, from the class listed in `protocolClasses`, and
 /// hands it only the task, the request and a cached response. On Linux the task's session is
@@ -21,6 +29,8 @@ public final class ConnectorRoute: URLCache, @unchecked Sendable {
     /// The configuration's `httpAdditionalHeaders`, added to requests that lack them, as
     /// FoundationNetworking's own HTTP protocol does (it never shows them to a custom protocol).
     public let additionalHeaders: [String: String]
+    /// The token that names this route in the `Tapedeck-Route` header (Apple's loading system).
+    public private(set) var token = ""
 
     /// The `userInfo` key of the marker response.
     static let userInfoKey = "dev.tapedeck.route"
@@ -30,6 +40,7 @@ public final class ConnectorRoute: URLCache, @unchecked Sendable {
         self.connector = connector
         self.additionalHeaders = additionalHeaders
         super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: FileManager.default.temporaryDirectory.path)
+        token = RouteTable.process.register(self)
     }
 
     /// Answers with the marker response that leads the protocol to ``connector``.

@@ -7,23 +7,30 @@ import FoundationNetworking
 /// A URLProtocol that answers URLSession tasks from an ``HTTPConnector``: a
 /// ``CassetteConnector`` to replay, a ``RecordingConnector`` to record through the network.
 ///
-/// Install it only through a configuration's `protocolClasses`, never with
-/// `URLProtocol.registerClass`; ``Foundation/URLSessionConfiguration/replaying(_:base:)`` and
+/// Install it through a configuration's `protocolClasses`:
+/// ``Foundation/URLSessionConfiguration/replaying(_:base:)`` and
 /// ``Foundation/URLSessionConfiguration/recording(cassette:mode:redaction:options:base:live:environment:)`` do
-/// it for you. Each configuration carries its own connector in a ``ConnectorRoute`` (its
-/// `urlCache`), which Foundation hands to every protocol it creates for that configuration's
-/// tasks: there is no global registry, so parallel tests with different cassettes are safe.
+/// it for you. Each configuration carries its own connector in a ``ConnectorRoute``, found
+/// through the configuration's `urlCache` (FoundationNetworking) or the `Tapedeck-Route`
+/// token in its `httpAdditionalHeaders` (Apple's loading system): there is no shared
+/// state between configurations, so parallel tests with different cassettes are safe. The one
+/// exception is ``SharedSessionInterception``, which registers it process-wide, one test at a time.
 ///
 /// Served: data tasks, async `data(for:)`, and uploads whose body is in the request
-/// (`httpBody`, or `httpBodyStream` with `uploadTask(withStreamedRequest:)`). Download tasks
-/// and `upload(for:from:)` fail with a typed ``URLProtocolAdapterError`` that names the alternative.
+/// (`httpBody`, or `httpBodyStream` with `uploadTask(withStreamedRequest:)`); on Apple
+/// platforms also download tasks. On Linux, download tasks and `upload(for:from:)` fail with a
+/// typed ``URLProtocolAdapterError`` that names the alternative.
 public final class ConnectorURLProtocol: URLProtocol {
     private let work = Locked<Task<Void, Never>?>(nil)
 
-    /// Serves http and https requests.
+    /// The request property that marks a request a live connector sends, so that a protocol
+    /// registered process-wide lets it go to the network.
+    static let liveRequestKey = "dev.tapedeck.live"
+
+    /// Serves http and https requests, except those a live connector sends on.
     public override class func canInit(with request: URLRequest) -> Bool {
-        guard let scheme = request.url?.scheme?.lowercased() else { return false }
-        return scheme == "http" || scheme == "https"
+        guard let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return URLProtocol.property(forKey: liveRequestKey, in: request) == nil
     }
 
     /// Serves the task's request when it is http or https.
@@ -41,16 +48,21 @@ public final class ConnectorURLProtocol: URLProtocol {
     public override func startLoading() {
         let request = self.request
         let url = request.url?.absoluteString ?? ""
+        #if canImport(FoundationNetworking)
         if task is URLSessionDownloadTask {
             return fail(URLProtocolAdapterError.downloadTaskUnsupported(url: url))
         }
-        guard let route = ConnectorRoute.route(of: cachedResponse) else {
+        #endif
+        guard let route = ConnectorRoute.route(of: cachedResponse)
+                ?? RouteTable.process.route(for: request.value(forHTTPHeaderField: RouteTable.header))
+                ?? SharedSessionInterception.active.withLock({ $0 }) else {
             return fail(URLProtocolAdapterError.noConnector(url: url))
         }
         let connector = route.connector
         guard var httpRequest = request.httpRequest(), let requestURL = request.url else {
             return fail(URLProtocolAdapterError.invalidURL(url))
         }
+        httpRequest.headerFields[HTTPField.Name(RouteTable.header)!] = nil
         for (name, value) in route.additionalHeaders.sorted(by: { $0.key < $1.key }) {
             guard let fieldName = HTTPField.Name(name), httpRequest.headerFields[fieldName] == nil else { continue }
             httpRequest.headerFields[fieldName] = value

@@ -48,14 +48,17 @@ extension HTTPURLResponse {
 
     /// A Foundation response for a connector's response; repeated header values are joined with ", ".
     ///
-    /// A 401's `WWW-Authenticate` is handed over as `Tapedeck-WWW-Authenticate`: given a
+    /// On Linux a 401's `WWW-Authenticate` is handed over as `Tapedeck-WWW-Authenticate`: given a
     /// challenge, FoundationNetworking never completes a task served by a custom protocol (and
     /// with stored credentials would retry it on the live network with its own HTTP protocol).
+    /// Apple's loading system delivers the header as it is.
     convenience init?(_ response: HTTPResponse, url: URL) {
         var headers: [String: String] = [:]
         for field in response.headerFields {
             var name = field.name.canonicalName
+            #if canImport(FoundationNetworking)
             if response.status.code == 401 && field.name == .wwwAuthenticate { name = Self.movedChallengeHeader }
+            #endif
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }
         self.init(url: url, statusCode: response.status.code, httpVersion: "HTTP/1.1", headerFields: headers)

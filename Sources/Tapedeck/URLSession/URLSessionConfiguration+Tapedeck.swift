@@ -19,7 +19,11 @@ extension URLSessionConfiguration {
             guard let name = name as? String else { continue }
             additionalHeaders[name] = value as? String ?? "\(value)"
         }
-        configuration.urlCache = ConnectorRoute(connector: connector, additionalHeaders: additionalHeaders)
+        let route = ConnectorRoute(connector: connector, additionalHeaders: additionalHeaders)
+        configuration.urlCache = route
+        var headers = base.httpAdditionalHeaders ?? [:]
+        headers[RouteTable.header] = route.token
+        configuration.httpAdditionalHeaders = headers
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         return configuration
     }

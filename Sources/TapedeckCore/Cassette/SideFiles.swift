@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Large bodies kept beside a cassette as `NAME.bodies/<sha256>.bin`, so cassettes stay small.
@@ -30,7 +29,7 @@ final class SideFiles: Sendable {
 
     /// Registers a body to write and returns its relative path.
     func add(_ data: Data) -> String {
-        let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data).hexadecimal
         let path = "\(cassetteName).bodies/\(digest).bin"
         pending.withLock { $0.append(Pending(relativePath: path, data: data)) }
         return path

@@ -8,12 +8,17 @@ enum JSONSyntaxLocator {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             return nil
         } catch {
-            let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-            let offset = characterOffset(in: message) ?? data.count
+            let userInfo = (error as NSError).userInfo
+            let message = userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            // Darwin's Foundation gives the offset in the error's userInfo; Linux's names it in the message.
+            let offset = userInfo[darwinErrorIndexKey] as? Int ?? characterOffset(in: message) ?? data.count
             let (line, column) = lineAndColumn(of: min(offset, data.count), in: data)
             return .syntax(line: line, column: column, message: message)
         }
     }
+
+    /// The userInfo key of the byte offset in Darwin's JSONSerialization errors.
+    static let darwinErrorIndexKey = "NSJSONSerializationErrorIndex"
 
     /// The number after "character " in Foundation's message.
     private static func characterOffset(in message: String) -> Int? {

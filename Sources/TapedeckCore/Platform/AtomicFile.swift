@@ -61,7 +61,7 @@ enum AtomicFile {
     static func syncFolder(of url: URL) {
         let directoryFD = open(folder(of: url), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
-            fsync(directoryFD)
+            _ = SystemCalls.flushToDisk(directoryFD)
             close(directoryFD)
         }
     }
@@ -79,13 +79,13 @@ enum AtomicFile {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var left = length
         while left > 0 {
-            let read = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, min(left, $0.count)) }
-            if read < 0, errno == EINTR { continue }
-            guard read > 0 else { return ("read \(path)", read == 0 ? EIO : errno) }
-            if let error = buffer.withUnsafeBytes({ GatheredOutput.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<read]), to: fd) }) {
+            let count = buffer.withUnsafeMutableBytes { SystemCalls.read(source, into: $0.baseAddress, count: min(left, $0.count)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return ("read \(path)", count == 0 ? EIO : errno) }
+            if let error = buffer.withUnsafeBytes({ GatheredOutput.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: fd) }) {
                 return ("write", error)
             }
-            left -= read
+            left -= count
         }
         return nil
     }
@@ -97,12 +97,10 @@ enum AtomicFile {
         for piece in pieces {
             if let error = output.write(piece) { return error }
         }
-        if let error = output.flush() ?? (fsync(fd) == 0 ? nil : errno) { return error }
-        #if os(Linux)
+        if let error = output.flush() ?? (SystemCalls.flushToDisk(fd) == 0 ? nil : errno) { return error }
         // The bytes are on disk: drop them from the page cache, so a long recording does not fill
         // memory with cassette pages and new writes reuse the pages given back.
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
-        #endif
+        SystemCalls.dropCachedPages(fd)
         return nil
     }
 }
@@ -137,7 +135,7 @@ private struct GatheredOutput {
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = SystemCalls.write(fd, from: bytes.baseAddress! + offset, count: bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return errno

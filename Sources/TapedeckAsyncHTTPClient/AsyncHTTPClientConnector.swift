@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import Tapedeck
+
+/// A live ``Tapedeck/HTTPConnector`` on AsyncHTTPClient: what ``ConnectorHTTPClient/recording(cassette:live:mode:redaction:options:environment:)``
+/// records through.
+public struct AsyncHTTPClientConnector: HTTPConnector {
+    /// The client requests go through.
+    public let client: HTTPClient
+    /// How long one request may take.
+    public let timeout: TimeAmount
+    /// The largest response body collected.
+    public let maxBodyBytes: Int
+
+    /// Sends through `client`.
+    public init(client: HTTPClient, timeout: TimeAmount = .seconds(60), maxBodyBytes: Int = 64 << 20) {
+        self.client = client
+        self.timeout = timeout
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Sends the request and collects the whole body, decoding gzip and deflate as URLSession
+    /// does (AsyncHTTPClient hands bodies over as sent), so recordings store them decoded.
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        guard let url = request.url?.absoluteString else { throw URLSessionConnectorError.noURL(request.path ?? "") }
+        var outgoing = HTTPClientRequest(url: url)
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
+        if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(outgoing, timeout: timeout)
+        let bytes = try await response.body.collect(upTo: maxBodyBytes)
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        var data = Data(bytes.readableBytesView)
+        if let coding = ContentCoding(header: response.headers.first(name: "Content-Encoding")) {
+            data = try coding.decode(data)
+        }
+        return (HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields), data)
+    }
+}

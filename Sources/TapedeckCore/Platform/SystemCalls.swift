@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("Tapedeck needs Glibc, Musl or Darwin")
+#endif
+
+/// The few operating-system calls the core makes by hand, one branch per C library.
+///
+/// Everything else in the core goes through Foundation. Each call here has a Glibc, a Musl and a
+/// Darwin spelling, so the core builds on Linux and on every Apple platform; the repository's
+/// `scripts/check-portability.py` keeps platform calls out of the other files.
+enum SystemCalls {
+    /// Reads up to `count` bytes from `fd` into `buffer`; the byte count, or -1 with `errno` set.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer?, count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(fd, buffer, count)
+        #elseif canImport(Musl)
+        Musl.read(fd, buffer, count)
+        #elseif canImport(Darwin)
+        Darwin.read(fd, buffer, count)
+        #endif
+    }
+
+    /// Writes up to `count` bytes from `buffer` to `fd`; the byte count, or -1 with `errno` set.
+    static func write(_ fd: Int32, from buffer: UnsafeRawPointer?, count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(fd, buffer, count)
+        #elseif canImport(Musl)
+        Musl.write(fd, buffer, count)
+        #elseif canImport(Darwin)
+        Darwin.write(fd, buffer, count)
+        #endif
+    }
+
+    /// Flushes `fd` to stable storage; 0, or -1 with `errno` set.
+    ///
+    /// On Darwin `fsync` only reaches the drive's cache, so this asks for `F_FULLFSYNC`, and
+    /// falls back to `fsync` on file systems that do not support it.
+    static func flushToDisk(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        return fsync(fd)
+        #else
+        return fsync(fd)
+        #endif
+    }
+
+    /// Tells the kernel the file's cached pages will not be read again (Linux only; elsewhere nothing).
+    static func dropCachedPages(_ fd: Int32) {
+        #if os(Linux)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+        #endif
+    }
+
+    /// The current `errno`.
+    static var lastError: Int32 { errno }
+}
