@@ -4,7 +4,9 @@ import Foundation
 ///
 /// The directory is, in order: `TAPEDECK_CASSETTE_DIR` (so a recording run can write into
 /// the source tree while tests replay from a copied resource), the one the test names, or a
-/// `cassettes` folder beside the test's source file (from `#filePath`).
+/// `cassettes` folder beside the test's source file (from `#filePath`). Tests that run on a
+/// device or simulator, where the source tree does not exist, name a bundle's folder with
+/// ``directory(in:subdirectory:)``: `directory: CassetteLocation.directory(in: .module)`.
 public struct CassetteLocation: Sendable, Hashable {
     /// The environment variable that overrides the default directory.
     public static let environmentVariable = "TAPEDECK_CASSETTE_DIR"
@@ -13,6 +15,14 @@ public struct CassetteLocation: Sendable, Hashable {
     public let name: String
     /// The cassette file.
     public let file: URL
+
+    /// The folder of cassettes copied into a bundle as a resource (`resources: [.copy("cassettes")]`),
+    /// such as a test target's `Bundle.module`; nil when the bundle has no such folder.
+    public static func directory(in bundle: Bundle, subdirectory: String = "cassettes") -> URL? {
+        guard let folder = bundle.resourceURL?.appendingPathComponent(subdirectory, isDirectory: true),
+              FileManager.default.fileExists(atPath: folder.path) else { return nil }
+        return folder
+    }
 
     /// Resolves a cassette name.
     ///

@@ -7,7 +7,7 @@ import Testing
 /// The example client, run entirely from cassettes (recorded by `Examples/APIClient/record_cassettes.py`).
 @Suite struct APIClientTests {
     /// The cassettes, copied into the test bundle; `TAPEDECK_CASSETTE_DIR` points elsewhere when recording.
-    static let cassettes = Bundle.module.resourceURL!.appendingPathComponent("cassettes")
+    static let cassettes = CassetteLocation.directory(in: .module)!
     /// What the refresh token looks like in a cassette: recording redacts it.
     static let redaction = RedactionRules.defaults.adding(queryParameters: ["refresh_token"])
 

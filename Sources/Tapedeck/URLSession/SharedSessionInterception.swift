@@ -30,6 +30,9 @@ public enum SharedSessionInterception {
     static let active = Locked<ConnectorRoute?>(nil)
     private static let turn = AsyncTurnstile()
 
+    /// Whether an interception is running now.
+    public static var isRunning: Bool { active.withLock { $0 != nil } }
+
     /// Runs `body` with shared-session requests answered by `connector`; waits for any other
     /// interception to end first.
     public static func run<Result: Sendable>(with connector: any HTTPConnector,

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# How long a user's clean build takes when their package depends only on the `Tapedeck` product:
+# an outside package in a temporary folder, depending on this repository by path, with an empty
+# .build, timed through `swift package resolve` (cloning the packages from the local cache) and
+# `swift build`. Prints one line:
+#   light build: N.N s (resolve R.R s + build B.B s; goal: under 25 s on a 2-core machine)
+# Usage: scripts/measure-light-build.sh [RUNS]   (default 1; with more, each run is printed and the median last)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+runs="${1:-1}"
+if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/Sources/LightUser"
+cat > "$work/Package.swift" <<SWIFT
+// swift-tools-version: 6.1
+import PackageDescription
+let package = Package(
+    name: "LightUser",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    dependencies: [.package(path: "$root")],
+    targets: [.executableTarget(name: "LightUser", dependencies: [.product(name: "Tapedeck", package: "$(basename "$root")")])]
+)
+SWIFT
+cat > "$work/Sources/LightUser/main.swift" <<'SWIFT'
+import Foundation
+import HTTPTypes
+import Tapedeck
+
+let cassette = Cassette(interactions: [Interaction(
+    request: CassetteRequest(method: "GET", url: "http://api.example.test/hello"),
+    response: CassetteResponse(status: 200, body: Body(text: "hello")))])
+let (_, data) = try await CassetteConnector(cassette: cassette).send(
+    HTTPRequest(method: .get, scheme: "http", authority: "api.example.test", path: "/hello"), body: nil)
+print(String(decoding: data, as: UTF8.self))
+SWIFT
+results=()
+for run in $(seq 1 "$runs"); do
+    rm -rf "$work/.build"
+    start=$(date +%s.%N)
+    (cd "$work" && swift package resolve >"$work/build.log" 2>&1) || { cat "$work/build.log"; exit 1; }
+    resolved=$(date +%s.%N)
+    (cd "$work" && swift build >>"$work/build.log" 2>&1) || { cat "$work/build.log"; exit 1; }
+    end=$(date +%s.%N)
+    line=$(python3 -c "print(f'{$end - $start:.1f} s (resolve {$resolved - $start:.1f} s + build {$end - $resolved:.1f} s')")
+    results+=("$line")
+    [ "$runs" -gt 1 ] && echo "run $run: $line)"
+done
+(cd "$work" && [ "$(swift run --skip-build LightUser 2>/dev/null)" = "hello" ]) || { echo "the light package did not replay"; exit 1; }
+median=$(printf '%s\n' "${results[@]}" | sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}')
+echo "light build: $median; goal: under 25 s on a 2-core machine)"
