@@ -77,11 +77,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Cassette tooling: inspect, lint, redact, prune, merge, HAR and VCR import.
+        // Cassette tooling: inspect, lint, redact, prune, merge, drift, HAR and VCR import.
         .target(
             name: "TapedeckTooling",
             dependencies: [
                 "TapedeckCore",
+                "Tapedeck",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

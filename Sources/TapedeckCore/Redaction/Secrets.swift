@@ -1,0 +1,177 @@
+import Foundation
+
+/// Reversible secrets: each value stands in a cassette as `<NAME>`, and goes back into requests
+/// sent to the live service, so re-recording works with live credentials while no cassette
+/// ever holds them (VCR's `filter_sensitive_data`).
+///
+/// Unlike redaction, which is scoped to a header, a parameter or a JSON path, a secret is replaced
+/// wherever its value appears: header values, the URL (as it is and percent-encoded), bodies and
+/// stream chunks, in requests and responses. That is why a value must be at least
+/// ``minimumLength`` characters: a short one would replace ordinary text.
+///
+/// ```swift
+/// let secrets = try Secrets(["API_KEY": ProcessInfo.processInfo.environment["API_KEY"]!])
+/// let stored = secrets.conceal(interaction)        // "<API_KEY>" wherever the key was
+/// let live = secrets.reveal(stored.request)         // the real key again, for the upstream
+/// ```
+public struct Secrets: Sendable, Hashable {
+    /// The shortest value accepted.
+    public static let minimumLength = 6
+
+    /// Each secret's name and value, sorted by name.
+    public let entries: [(name: String, value: String)]
+
+    /// No secrets.
+    public static let none = Secrets(checked: [])
+
+    /// Secrets by name; names are letters, digits and `_`.
+    ///
+    /// - Throws: ``SecretsError`` for a bad name or a value shorter than ``minimumLength``.
+    public init(_ values: [String: String]) throws(SecretsError) {
+        var entries: [(String, String)] = []
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+                throw .badName(name)
+            }
+            guard value.count >= Self.minimumLength else { throw .tooShort(name: name, length: value.count) }
+            entries.append((name, value))
+        }
+        self.init(checked: entries)
+    }
+
+    /// Secrets from `NAME=ENVVAR` specifications, each value read from `environment`.
+    ///
+    /// - Throws: ``SecretsError`` for a malformed specification, an unset variable or a bad value.
+    public init(specifications: [String], environment: [String: String]) throws(SecretsError) {
+        var values: [String: String] = [:]
+        for specification in specifications {
+            let parts = specification.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[1].isEmpty else { throw .badSpecification(specification) }
+            guard let value = environment[parts[1]], !value.isEmpty else { throw .unset(name: parts[0], variable: parts[1]) }
+            values[parts[0]] = value
+        }
+        try self.init(values)
+    }
+
+    private init(checked entries: [(name: String, value: String)]) {
+        self.entries = entries
+    }
+
+    /// Whether there are no secrets.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The stand-in for a secret's value: `<NAME>`.
+    public static func placeholder(_ name: String) -> String { "<\(name)>" }
+
+    /// The interaction with every secret value replaced by its placeholder, request and response.
+    public func conceal(_ interaction: Interaction) -> Interaction {
+        guard !isEmpty else { return interaction }
+        var result = interaction
+        result.request = conceal(interaction.request)
+        result.response.headers = replacing(in: interaction.response.headers, pairs: concealing)
+        result.response.body.data = replacing(in: interaction.response.body.data, pairs: concealing)
+        result.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: replacing(in: $0.data, pairs: concealing)) }
+        return result
+    }
+
+    /// The request with every secret value replaced by its placeholder: what it looks like in a cassette.
+    public func conceal(_ request: CassetteRequest) -> CassetteRequest {
+        transform(request, pairs: concealing)
+    }
+
+    /// The request with every placeholder replaced by its secret's value: what the live service receives.
+    public func reveal(_ request: CassetteRequest) -> CassetteRequest {
+        transform(request, pairs: revealing)
+    }
+
+    /// RFC 3986's unreserved characters: what percent-encoding leaves as it is.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// (value, placeholder) pairs, the value also percent-encoded as a query would carry it; longest values first.
+    private var concealing: [(String, String)] {
+        entries.flatMap { entry -> [(String, String)] in
+            let placeholder = Self.placeholder(entry.name)
+            var pairs = [(entry.value, placeholder)]
+            if let encoded = entry.value.addingPercentEncoding(withAllowedCharacters: Self.unreserved), encoded != entry.value {
+                pairs.append((encoded, placeholder))
+            }
+            return pairs
+        }.sorted { $0.0.count > $1.0.count }
+    }
+
+    /// (placeholder, value) pairs.
+    private var revealing: [(String, String)] {
+        entries.map { (Self.placeholder($0.name), $0.value) }
+    }
+
+    private func transform(_ request: CassetteRequest, pairs: [(String, String)]) -> CassetteRequest {
+        guard !isEmpty else { return request }
+        var result = request
+        result.url = replacing(in: request.url, pairs: pairs)
+        result.headers = replacing(in: request.headers, pairs: pairs)
+        result.body.data = replacing(in: request.body.data, pairs: pairs)
+        return result
+    }
+
+    private func replacing(in text: String, pairs: [(String, String)]) -> String {
+        pairs.reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+    }
+
+    private func replacing(in headers: HeaderList, pairs: [(String, String)]) -> HeaderList {
+        var result = headers
+        result.mapValues { replacing(in: $0.value, pairs: pairs) }
+        return result
+    }
+
+    private func replacing(in data: Data, pairs: [(String, String)]) -> Data {
+        pairs.reduce(data) { data, pair in
+            let (target, replacement) = (Data(pair.0.utf8), Data(pair.1.utf8))
+            guard data.range(of: target) != nil else { return data }
+            var result = Data()
+            var rest = data[...]
+            while let found = rest.range(of: target) {
+                result.append(rest[rest.startIndex ..< found.lowerBound])
+                result.append(replacement)
+                rest = rest[found.upperBound...]
+            }
+            result.append(rest)
+            return result
+        }
+    }
+
+    public static func == (lhs: Secrets, rhs: Secrets) -> Bool {
+        lhs.entries.elementsEqual(rhs.entries) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for entry in entries {
+            hasher.combine(entry.name)
+            hasher.combine(entry.value)
+        }
+    }
+}
+
+/// A secret that cannot be used.
+public enum SecretsError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// A name other than letters, digits and `_`.
+    case badName(String)
+    /// A value shorter than ``Secrets/minimumLength``: it would replace ordinary text.
+    case tooShort(name: String, length: Int)
+    /// A `--secret` that is not `NAME=ENVVAR`.
+    case badSpecification(String)
+    /// The environment variable is not set or empty.
+    case unset(name: String, variable: String)
+
+    public var description: String {
+        switch self {
+        case .badName(let name):
+            return "secret name \"\(name)\" must be letters, digits and _ (it stands in cassettes as <NAME>)"
+        case .tooShort(let name, let length):
+            return "secret \(name) is \(length) characters long; at least \(Secrets.minimumLength) are needed, since a shorter value would replace ordinary text"
+        case .badSpecification(let specification):
+            return "--secret \"\(specification)\" is not NAME=ENVVAR"
+        case .unset(let name, let variable):
+            return "secret \(name): the environment variable \(variable) is not set"
+        }
+    }
+}

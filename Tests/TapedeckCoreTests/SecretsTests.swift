@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import TapedeckCore
+
+@Suite("Reversible secrets")
+struct SecretsTests {
+    let secrets = try! Secrets(["API_KEY": "k3y/live+value", "USER_PASS": "hunter22"])
+
+    @Test("every place a value appears becomes <NAME>, in the request and the response")
+    func concealEverywhere() {
+        let interaction = Interaction(
+            request: CassetteRequest(method: "POST", url: "https://api.example.test/v1?key=k3y%2Flive%2Bvalue&raw=k3y/live+value",
+                                     headers: ["X-Key": "k3y/live+value", "Authorization": "Basic hunter22"],
+                                     body: Body(text: #"{"password":"hunter22","note":"k3y/live+value"}"#)),
+            response: CassetteResponse(status: 200, headers: ["X-Echo": "hunter22"], body: Body(text: "echo k3y/live+value")),
+            chunks: [StreamChunk(atMs: 0, data: Data("data: hunter22\n\n".utf8))])
+        let concealed = secrets.conceal(interaction)
+        #expect(concealed.request.url == "https://api.example.test/v1?key=<API_KEY>&raw=<API_KEY>")
+        #expect(concealed.request.headers["X-Key"] == "<API_KEY>")
+        #expect(concealed.request.headers["Authorization"] == "Basic <USER_PASS>")
+        #expect(concealed.request.body.text == #"{"password":"<USER_PASS>","note":"<API_KEY>"}"#)
+        #expect(concealed.response.headers["X-Echo"] == "<USER_PASS>")
+        #expect(concealed.response.body.text == "echo <API_KEY>")
+        #expect(concealed.chunks?.first.map { String(decoding: $0.data, as: UTF8.self) } == "data: <USER_PASS>\n\n")
+    }
+
+    @Test("reveal puts the live values back into a request")
+    func revealRequest() {
+        let stored = CassetteRequest(method: "GET", url: "https://api.example.test/v1?key=<API_KEY>",
+                                     headers: ["Authorization": "Basic <USER_PASS>"], body: Body(text: "<API_KEY>"))
+        let live = secrets.reveal(stored)
+        #expect(live.url == "https://api.example.test/v1?key=k3y/live+value")
+        #expect(live.headers["Authorization"] == "Basic hunter22")
+        #expect(live.body.text == "k3y/live+value")
+        #expect(secrets.conceal(live) == stored)
+    }
+
+    @Test("short values, bad names and unset variables are refused with what to fix")
+    func refusals() throws {
+        #expect(throws: SecretsError.tooShort(name: "PIN", length: 4)) { try Secrets(["PIN": "1234"]) }
+        #expect(throws: SecretsError.badName("api-key")) { try Secrets(["api-key": "long enough"]) }
+        #expect(throws: SecretsError.unset(name: "TOKEN", variable: "NOPE")) {
+            try Secrets(specifications: ["TOKEN=NOPE"], environment: [:])
+        }
+        #expect(throws: SecretsError.badSpecification("TOKEN")) { try Secrets(specifications: ["TOKEN"], environment: [:]) }
+        #expect(try Secrets(specifications: ["TOKEN=T"], environment: ["T": "abcdefgh"]).entries.map(\.name) == ["TOKEN"])
+    }
+}

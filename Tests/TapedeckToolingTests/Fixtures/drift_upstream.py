@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""A live service for the drift tests, on a free 127.0.0.1 port.
+
+Usage: drift_upstream.py ROUTES.json. ROUTES maps a path to {"status": N, "contentType": "...",
+"body": <JSON>, "requireHeader": [NAME, VALUE] (else 401), "echoHeader": NAME (the header's value
+is put in the body as "echo")}. Prints `listening on http://127.0.0.1:PORT` when ready.
+"""
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+ROUTES = json.load(open(sys.argv[1]))
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def answer(self):
+        route = ROUTES.get(urlsplit(self.path).path)
+        if route is None:
+            return self.send_json(404, "application/json", {"error": "no route"})
+        required = route.get("requireHeader")
+        if required and self.headers.get(required[0]) != required[1]:
+            return self.send_json(401, "application/json", {"error": "missing credentials"})
+        body = dict(route["body"]) if isinstance(route["body"], dict) else route["body"]
+        if route.get("echoHeader"):
+            body["echo"] = self.headers.get(route["echoHeader"])
+        self.send_json(route["status"], route["contentType"], body)
+
+    def send_json(self, status, content_type, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = answer
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+server.serve_forever()
