@@ -76,7 +76,7 @@ struct ForeignImportTests {
             return "\(error)".contains("future.yaml: version: go-vcr cassette format version 4 is not known")
         }
         for (text, place) in [("---\nrecords:\n- a: 1\n", ""), ("{\"entries\": []}", ""),
-                              ("interactions:\n- request:\n    target: /x\n  response: {}\n", "interactions[0].request")] {
+                              ("interactions:\n- request:\n    method: GET\n    target: /x\n  response: {}\n", "interactions[0].request.uri")] {
             #expect {
                 try ForeignCassetteImporter().importData(Data(text.utf8), file: "odd.yaml")
             } throws: { error in

@@ -84,15 +84,12 @@ public struct VCRImporter: Sendable {
     private static func flavor(of list: Node, version: Node?, file: String?) throws(ToolingError) -> VCRFlavor {
         let request = list.sequence?.first?["request"]
         let flavor: VCRFlavor
-        if request?["uri"] != nil {
-            flavor = .vcrpy
-        } else if request?["url"] != nil {
+        if request?["url"] != nil && request?["uri"] == nil {
             flavor = .goVCR
         } else if request == nil {
             flavor = version?.int == 2 ? .goVCR : .vcrpy
         } else {
-            throw ToolingError(file: file, kind: .badInput(
-                path: "interactions[0].request", message: "has neither uri (vcrpy) nor url (go-vcr); known layouts: \(VCRFlavor.knownLayouts)"))
+            flavor = .vcrpy
         }
         if flavor == .goVCR, let number = version?.int, number != 1 && number != 2 {
             throw ToolingError(file: file, kind: .badInput(
@@ -125,7 +122,7 @@ public struct VCRImporter: Sendable {
                 throw error("\(place).request.method", "required field is missing")
             }
             guard let uri = request["uri"]?.string, !uri.isEmpty else {
-                throw error("\(place).request.uri", "required field is missing")
+                throw error("\(place).request.uri", "required field is missing (vcrpy layout; known layouts: \(VCRFlavor.knownLayouts))")
             }
             // vcrpy's older httpx layout: `status_code`, `content`, `http_version`.
             let httpxLayout = response["status_code"] != nil
