@@ -17,9 +17,10 @@ struct HARImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Turn a HAR file into a cassette, applying the redaction rules.",
         discussion: """
-        Bodies are taken decoded (base64 content included); timings become firstByteMs (blocked + dns + \
-        connect + send + wait) and totalMs (time). Entries a browser never completed (status 0) are skipped \
-        and listed. The cassette is written atomically (replaced if it exists).
+        Bodies are taken decoded (base64 content included, and Polly.js's hex bodies); timings become \
+        firstByteMs (blocked + dns + connect + send + wait) and totalMs (time). Entries a browser never \
+        completed (status 0) are skipped and listed. A VCR cassette given here is imported as by import-vcr. \
+        The cassette is written atomically (replaced if it exists).
         """)
 
     @Argument(help: "The HAR file.")
@@ -33,10 +34,11 @@ struct HARImportCommand: ParsableCommand {
 
     func run() throws {
         do throws(ToolingError) {
-            let importer = HARImporter(rules: try redaction.settings.rules())
+            let importer = ForeignCassetteImporter(rules: try redaction.settings.rules())
             let result = try importer.importFile(URL(fileURLWithPath: har))
             result.skipped.forEach { print("\(har): skipped \($0)") }
-            try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: har)
+            try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: har,
+                                                          detail: " (\(result.layout))")
         } catch {
             throw ToolingFailure.report(error)
         }

@@ -3,14 +3,16 @@ import Foundation
 import TapedeckCore
 import TapedeckTooling
 
-/// `tapedeck import-vcr`: Ruby VCR and vcrpy YAML cassettes into Tapedeck cassettes.
+/// `tapedeck import-vcr`: Ruby VCR, vcrpy and go-vcr cassettes into Tapedeck cassettes.
 struct ImportVCRCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-vcr",
-        abstract: "Turn a Ruby VCR or vcrpy YAML cassette into a Tapedeck cassette, applying the redaction rules.",
+        abstract: "Turn a Ruby VCR, vcrpy or go-vcr cassette into a Tapedeck cassette, applying the redaction rules.",
         discussion: """
-        The layout is recognised from the file (http_interactions: Ruby VCR; interactions: vcrpy). Compressed \
-        bodies are decoded and keep their Content-Encoding (replay encodes them again). VCR records no timing.
+        The layout is recognised from the file (http_interactions: Ruby VCR; interactions with request uri: \
+        vcrpy, YAML or JSON, its older httpx layout included; interactions with request url: go-vcr format 1 \
+        or 2); a HAR file is imported as by `har import`. Compressed bodies are decoded and keep their \
+        Content-Encoding (replay encodes them again); one that does not decode is kept as it was.
         """)
 
     @Argument(help: "The YAML cassette.")
@@ -24,10 +26,11 @@ struct ImportVCRCommand: ParsableCommand {
 
     func run() throws {
         do throws(ToolingError) {
-            let importer = VCRImporter(rules: try redaction.settings.rules())
+            let importer = ForeignCassetteImporter(rules: try redaction.settings.rules())
             let result = try importer.importFile(URL(fileURLWithPath: yaml))
+            result.skipped.forEach { print("\(yaml): skipped \($0)") }
             try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: yaml,
-                                                          detail: " (\(result.flavor.rawValue))")
+                                                          detail: " (\(result.layout))")
         } catch {
             throw ToolingFailure.report(error)
         }

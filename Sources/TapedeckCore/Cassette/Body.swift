@@ -14,15 +14,27 @@ public struct Body: Sendable, Hashable {
         case json
     }
 
-    /// The bytes, decoded from any gzip or deflate content coding.
+    /// The bytes, decoded from any gzip or deflate content coding (unless ``isEncoded``).
     public var data: Data
     /// How the body is written back.
     public var style: Style
+    /// Whether the bytes are still in the message's `Content-Encoding`: a gzip or deflate body that
+    /// did not decode when recorded, kept as received (`"encoded": true` in the cassette) and served
+    /// exactly as stored, never encoded again.
+    public var isEncoded: Bool
 
     /// Creates a body.
     public init(_ data: Data, style: Style = .automatic) {
         self.data = data
         self.style = style
+        self.isEncoded = false
+    }
+
+    /// A body kept exactly as received, still in its `Content-Encoding` because it did not decode.
+    public static func stillEncoded(_ data: Data) -> Body {
+        var body = Body(data)
+        body.isEncoded = true
+        return body
     }
 
     /// Creates a body from UTF-8 text.

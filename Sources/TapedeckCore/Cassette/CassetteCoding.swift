@@ -5,6 +5,11 @@ import Foundation
 
 private enum BodyKey: String, CodingKey, CaseIterable {
     case text, base64, json, file
+    /// Not a form but a mark beside one: the bytes are still in the Content-Encoding.
+    case encoded
+
+    /// The forms a body is written in, exactly one per body.
+    static let forms: [BodyKey] = [.text, .base64, .json, .file]
 }
 
 extension KeyedDecodingContainer {
@@ -12,13 +17,29 @@ extension KeyedDecodingContainer {
     fileprivate func decodeBody(forKey key: Key, sideFiles: SideFiles?) throws -> Body {
         guard contains(key) else { return .empty }
         let body = try nestedContainer(keyedBy: BodyKey.self, forKey: key)
-        let present = BodyKey.allCases.filter(body.contains)
+        let present = BodyKey.forms.filter(body.contains)
         guard present.count == 1, let form = present.first else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self,
                 debugDescription: "a body has exactly one of \"text\", \"base64\", \"json\" or \"file\"")
         }
+        var decoded = try Self.bodyForm(form, in: body, sideFiles: sideFiles)
+        if try body.decodeIfPresent(Bool.self, forKey: .encoded) == true {
+            guard decoded.style != .json else {
+                throw DecodingError.dataCorruptedError(forKey: .encoded, in: body,
+                                                       debugDescription: "a \"json\" body cannot be \"encoded\"")
+            }
+            decoded.isEncoded = true
+        }
+        return decoded
+    }
+
+    /// The bytes of one body form.
+    private static func bodyForm(_ form: BodyKey, in body: KeyedDecodingContainer<BodyKey>,
+                                 sideFiles: SideFiles?) throws -> Body {
         switch form {
+        case .encoded:
+            preconditionFailure("not a body form")
         case .text:
             return Body(Data(try body.decode(String.self, forKey: .text).utf8))
         case .base64:
@@ -46,9 +67,10 @@ extension KeyedEncodingContainer {
     fileprivate mutating func encodeBody(_ value: Body, forKey key: Key, sideFiles: SideFiles?) throws {
         guard !value.isEmpty else { return }
         var body = nestedContainer(keyedBy: BodyKey.self, forKey: key)
+        if value.isEncoded { try body.encode(true, forKey: .encoded) }
         if let sideFiles, sideFiles.wantsSideFile(for: value.data) {
             try body.encode(sideFiles.add(value.data), forKey: .file)
-        } else if value.style == .json, let json = JSONValue(parsing: value.data) {
+        } else if value.style == .json, !value.isEncoded, let json = JSONValue(parsing: value.data) {
             try body.encode(json, forKey: .json)
         } else if let text = value.text {
             try body.encode(text, forKey: .text)

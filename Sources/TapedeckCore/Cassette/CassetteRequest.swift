@@ -43,10 +43,13 @@ public struct CassetteResponse: Sendable, Hashable {
         self.body = body
     }
 
-    /// The gzip or deflate coding the client expects the body in, if any.
-    public var contentCoding: ContentCoding? { ContentCoding(header: headers["Content-Encoding"]) }
+    /// The gzip or deflate coding replay applies to the stored body, if any: none for a body kept
+    /// still encoded (``Body/isEncoded``), which is sent exactly as stored.
+    public var contentCoding: ContentCoding? {
+        body.isEncoded ? nil : ContentCoding(header: headers["Content-Encoding"])
+    }
 
-    /// The body as it goes on the wire: encoded again when it was recorded encoded.
+    /// The body as it goes on the wire as recorded: encoded again when it was recorded encoded.
     public func wireBody() throws(ContentCodingError) -> Data {
         guard let contentCoding else { return body.data }
         return try contentCoding.encode(body.data)

@@ -84,14 +84,29 @@ struct InteractionWriter {
         guard !body.isEmpty else { return }
         key("body")
         object { writer in
+            // Keys in sorted order: base64 < encoded < file < text.
             if let sideFiles = writer.sideFiles, sideFiles.wantsSideFile(for: body.data) {
+                if body.isEncoded { writer.encodedMark() }
                 writer.key("file"); writer.string(sideFiles.add(body.data))
-            } else if body.style == .json, let json = JSONValue(parsing: body.data) {
+            } else if body.style == .json, !body.isEncoded, let json = JSONValue(parsing: body.data) {
                 writer.key("json"); writer.value(json)
+            } else if body.isEncoded {
+                if String(validatingUTF8Data: body.data) != nil {
+                    writer.encodedMark()
+                    _ = writer.text(body.data, key: "text")
+                } else {
+                    writer.key("base64"); writer.string(body.data.base64EncodedString())
+                    writer.encodedMark()
+                }
             } else if !writer.text(body.data, key: "text") {
                 writer.key("base64"); writer.string(body.data.base64EncodedString())
             }
         }
+    }
+
+    /// The `"encoded": true` mark of a body still in its Content-Encoding.
+    private mutating func encodedMark() {
+        key("encoded"); out.append(contentsOf: "true".utf8)
     }
 
     /// Writes the member `key` with `data` as a string when it is valid UTF-8; returns false, writing nothing, otherwise.

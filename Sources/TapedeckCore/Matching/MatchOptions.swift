@@ -38,6 +38,8 @@ public struct MatchOptions: Sendable, Hashable {
             if !ignoredJSONPaths.isEmpty { rules.append("JSON ignoring \(ignoredJSONPaths.map(\.description).joined(separator: ", "))") }
         }
         if !matchedHeaders.isEmpty { rules.append("headers \(matchedHeaders.joined(separator: ", "))") }
+        rules.append("HEAD: a recorded HEAD, else the recorded GET")
+        rules.append("Range, If-None-Match, If-Modified-Since (same values preferred; no 206 or 304 while a full answer exists)")
         return rules
     }
 }

@@ -10,6 +10,10 @@ public struct Matcher: Sendable {
     private let keys: [RequestKey]
     private let origins: [RequestTarget?]
     private let index: [RequestKey: [Int]]
+    /// Each recorded request's Range and conditional headers; nil when it sent none.
+    private let conditions: [ConditionalHeaders?]
+    /// Whether each recorded response is a 206 or a 304.
+    private let partial: [Bool]
 
     /// Indexes recorded interactions under the options.
     public init(interactions: [Interaction], options: MatchOptions = .default) {
@@ -23,6 +27,8 @@ public struct Matcher: Sendable {
         self.keys = keys
         self.origins = origins
         self.index = index
+        conditions = interactions.map { ConditionalHeaders($0.request.headers) }
+        partial = interactions.map { ConditionalHeaders.isPartialOrNotModified(status: $0.response.status) }
     }
 
     /// Reduces every recorded request to its key, on all cores for a large cassette.
@@ -46,11 +52,38 @@ public struct Matcher: Sendable {
     public var options: MatchOptions { normalizer.options }
 
     /// The positions of the interactions the request matches, in recorded order.
+    ///
+    /// HEAD: the recorded HEADs of the same request, else its recorded GETs (the door then sends
+    /// the head only: ``ResponseBodyRule/sendsBody(status:requestMethod:)``).
+    /// Range and conditional requests (`Range`, `If-None-Match`, `If-Modified-Since`): among the
+    /// matches, those recorded with the same values of these headers; else the full answers (not
+    /// 206 or 304); else the rest. So a plain request never gets a recorded 206 or 304 while a full
+    /// answer exists, and a conditional one prefers the recording it repeats.
     public func matches(_ request: CassetteRequest) -> [Int] {
         let target = request.target
-        guard let candidates = index[normalizer.key(for: request, target: target)] else { return [] }
+        var key = normalizer.key(for: request, target: target)
+        var candidates = self.candidates(for: key, target: target)
+        if candidates.isEmpty, key.method == "HEAD" {
+            key.method = "GET"
+            candidates = self.candidates(for: key, target: target)
+        }
+        return preferred(candidates, conditions: ConditionalHeaders(request.headers))
+    }
+
+    /// The interactions whose key equals `key` and, when the request names a host, of that origin.
+    private func candidates(for key: RequestKey, target: RequestTarget) -> [Int] {
+        guard let candidates = index[key] else { return [] }
         guard target.namesHost else { return candidates }
         return candidates.filter { Self.sameOrigin(origins[$0], target) }
+    }
+
+    /// The candidates recorded with the same Range and conditional headers; else the full answers; else all.
+    private func preferred(_ candidates: [Int], conditions wanted: ConditionalHeaders?) -> [Int] {
+        if candidates.allSatisfy({ conditions[$0] == wanted }) { return candidates }
+        let same = candidates.filter { conditions[$0] == wanted }
+        if !same.isEmpty { return same }
+        let full = candidates.filter { !partial[$0] }
+        return full.isEmpty ? candidates : full
     }
 
     /// The nearest recorded interactions and why each failed: computed only on a miss.

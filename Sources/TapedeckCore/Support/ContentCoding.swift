@@ -96,3 +96,15 @@ public struct ContentCodingError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "cannot \(operation) \(coding.rawValue) body: \(message)" }
 }
+
+extension Body {
+    /// A body received with this `Content-Encoding`, in the form a cassette stores it: gzip or
+    /// deflate decoded (the header is kept, replay encodes again); bytes that do not decode kept
+    /// exactly as received and marked ``isEncoded``, so replay sends them as they came; any other
+    /// coding (br, zstd) or none kept as it is.
+    public static func storing(received data: Data, contentEncoding: String?) -> Body {
+        guard !data.isEmpty, let coding = ContentCoding(header: contentEncoding) else { return Body(data) }
+        guard let decoded = try? coding.decode(data) else { return .stillEncoded(data) }
+        return Body(decoded)
+    }
+}

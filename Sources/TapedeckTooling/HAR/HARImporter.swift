@@ -37,6 +37,7 @@ public struct HARImporter: Sendable {
     /// Converts HAR bytes; `file` names the input in errors.
     public func importData(_ data: Data, file: String?) throws(ToolingError) -> HARImportResult {
         let document: HARDocument
+        let data = data.starts(with: [0xef, 0xbb, 0xbf]) ? Data(data.dropFirst(3)) : data
         do {
             document = try JSONDecoder().decode(HARDocument.self, from: data)
         } catch {
@@ -51,6 +52,7 @@ public struct HARImporter: Sendable {
         var interactions: [Interaction] = []
         var skipped: [String] = []
         let writtenByTapedeck = document.log.creator.name == "tapedeck"
+        let polly = PollyContent(creator: document.log.creator)
         for (index, entry) in document.log.entries.enumerated() {
             let place = "log.entries[\(index)]"
             guard (100...599).contains(entry.response.status) else {
@@ -58,7 +60,8 @@ public struct HARImporter: Sendable {
                                + "(the request never completed)")
                 continue
             }
-            interactions.append(try interaction(from: entry, place: place, file: file, writtenByTapedeck: writtenByTapedeck))
+            interactions.append(try interaction(from: entry, place: place, file: file, writtenByTapedeck: writtenByTapedeck,
+                                                polly: polly))
         }
         let creator = document.log.creator
         let meta = CassetteMeta(createdAt: interactions.first?.recordedAt ?? Timestamp.now(),
@@ -68,7 +71,8 @@ public struct HARImporter: Sendable {
     }
 
     /// One entry as an interaction; a file tapedeck wrote carries `recordedAt` exactly (absent when the cassette had none).
-    private func interaction(from entry: HAREntry, place: String, file: String?, writtenByTapedeck: Bool) throws(ToolingError) -> Interaction {
+    private func interaction(from entry: HAREntry, place: String, file: String?, writtenByTapedeck: Bool,
+                             polly: PollyContent?) throws(ToolingError) -> Interaction {
         let target = RequestTarget(entry.request.url)
         guard let scheme = target.scheme, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
             throw ToolingError(file: file, kind: .badInput(path: "\(place).request.url",
@@ -86,13 +90,22 @@ public struct HARImporter: Sendable {
             requestHeaders.append(name: "Content-Type", value: mimeType)
         }
         var responseHeaders = Self.headers(entry.response.headers)
-        var responseBody = try Self.decodeText(entry.response.content.text, encoding: entry.response.content.encoding,
-                                               place: "\(place).response.content.text", file: file)
-        Self.normalizeCoding(of: &responseBody, headers: &responseHeaders, stillEncoded: entry.response.content.stillEncoded == true)
+        let content = entry.response.content
+        let textPlace = "\(place).response.content.text"
+        let pollyBytes = try polly?.bytes(of: content, contentEncoded: responseHeaders.contains("Content-Encoding"),
+                                          place: textPlace, file: file)
+        let bytes: Data
+        if let pollyBytes {
+            bytes = pollyBytes
+        } else {
+            bytes = try Self.decodeText(content.text, encoding: content.encoding, place: textPlace, file: file)
+        }
+        let responseBody = ImportedBody.response(bytes, headers: &responseHeaders, decodedByTool: pollyBytes == nil,
+                                                 stillEncoded: content.stillEncoded == true)
         let recordedAt = writtenByTapedeck ? entry.recordedAt : entry.recordedAt
             ?? HARDates.parse(entry.startedDateTime).map { HARDates.format($0, plusMilliseconds: max(0, entry.time)) }
         let response = CassetteResponse(status: entry.response.status, headers: responseHeaders,
-                                        body: entry.chunks == nil ? Body(responseBody) : .empty)
+                                        body: entry.chunks == nil ? responseBody : .empty)
         return Interaction(recordedAt: recordedAt,
                            request: CassetteRequest(method: entry.request.method.uppercased(), url: url,
                                                     headers: requestHeaders, body: Body(requestBody)),
@@ -101,10 +114,11 @@ public struct HARImporter: Sendable {
                            delayMs: entry.delayMs, chunks: entry.chunks)
     }
 
-    /// Headers a cassette keeps: no HTTP/2 pseudo-headers (`:authority`), no hop-by-hop ones.
+    /// Headers a cassette keeps: no HTTP/2 pseudo-headers (`:authority`), no hop-by-hop ones; a value
+    /// given as an array (Polly.js) is one field per value.
     static func headers(_ pairs: [HARNameValue]) -> HeaderList {
         HeaderList(pairs.filter { !$0.name.hasPrefix(":") && !HeaderList.isHopByHop($0.name) }
-            .map { HeaderField(name: $0.name, value: $0.value) })
+            .flatMap { pair in pair.values.map { HeaderField(name: pair.name, value: $0) } })
     }
 
     /// The request body: the text (base64 when so marked), else the form parameters encoded.
@@ -137,20 +151,6 @@ public struct HARImporter: Sendable {
             throw ToolingError(file: file, kind: .badInput(path: place, message: "encoding is base64 but the text is not valid base64"))
         }
         return data
-    }
-
-    /// HAR bodies are decoded. gzip and deflate keep their header (the cassette stores them decoded and
-    /// replay encodes again); a body still in gzip form is decoded; for other codings (br, zstd) the
-    /// header goes, since the body is no longer in that coding, unless the file says it still is.
-    static func normalizeCoding(of body: inout Data, headers: inout HeaderList, stillEncoded: Bool) {
-        guard let header = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased(),
-              !header.isEmpty, header != "identity" else { return }
-        if let coding = ContentCoding(header: header) {
-            if coding == .gzip, body.starts(with: [0x1f, 0x8b]), let decoded = try? coding.decode(body) { body = decoded }
-        } else if !stillEncoded {
-            headers.remove("Content-Encoding")
-            headers.remove("Content-Length")
-        }
     }
 
     /// `totalMs` from `time`; `firstByteMs` from the phases up to the first byte, rounded to microseconds.

@@ -12,11 +12,12 @@ public struct VCRImportResult: Sendable {
     public var changes: [String]
 }
 
-/// Turns Ruby VCR and vcrpy YAML cassettes into Tapedeck cassettes, so teams can move over.
+/// Turns Ruby VCR, vcrpy and go-vcr cassettes into Tapedeck cassettes, so teams can move over.
 ///
-/// Bodies are exact (base64 and `!!binary` included); a body still gzip- or deflate-compressed,
-/// as both tools record by default, is decoded (the header is kept, replay encodes again);
-/// hop-by-hop headers are left out and the redaction rules applied. VCR records no timing.
+/// The layout is recognised from the file. Bodies are exact (base64 and `!!binary` included); a
+/// body still gzip- or deflate-compressed, as the tools record by default, is decoded (the header
+/// is kept, replay encodes again), and one that does not decode is kept as it was and marked so;
+/// hop-by-hop headers are left out and the redaction rules applied. Only go-vcr records timing.
 public struct VCRImporter: Sendable {
     /// The redaction applied to every interaction.
     public let redaction: CassetteRedaction
@@ -48,16 +49,21 @@ public struct VCRImporter: Sendable {
         } catch {
             throw ToolingError(file: file, kind: .badInput(path: "", message: "not valid YAML: \(error)"))
         }
+        if root?["meta"] != nil, root?["version"]?.int == Cassette.formatVersion {
+            throw ToolingError(file: file, kind: .badInput(path: "", message: "already a Tapedeck cassette; nothing to import"))
+        }
         let reader = Reader(file: file)
         let flavor: VCRFlavor
         let list: Node
         if let node = root?["http_interactions"] {
             (flavor, list) = (.rubyVCR, node)
         } else if let node = root?["interactions"] {
-            (flavor, list) = (.vcrpy, node)
+            (flavor, list) = (try Self.flavor(of: node, version: root?["version"], file: file), node)
         } else {
+            let what = root?.mapping != nil ? "a mapping without http_interactions or interactions" : "not a mapping"
             throw ToolingError(file: file, kind: .badInput(
-                path: "", message: "neither a Ruby VCR cassette (http_interactions) nor a vcrpy one (interactions)"))
+                path: "", message: "not a cassette layout Tapedeck knows (\(what)); known: \(VCRFlavor.knownLayouts); "
+                    + "HAR files (browsers, mitmproxy, Polly.js, Insomnia) go through `tapedeck har import`"))
         }
         let listName = flavor == .rubyVCR ? "http_interactions" : "interactions"
         guard let sequence = list.sequence else {
@@ -66,9 +72,31 @@ public struct VCRImporter: Sendable {
         }
         var interactions: [Interaction] = []
         for (index, node) in sequence.enumerated() {
-            interactions.append(try reader.interaction(node, place: "\(listName)[\(index)]"))
+            let place = "\(listName)[\(index)]"
+            interactions.append(flavor == .goVCR ? try reader.goVCRInteraction(node, place: place)
+                                                 : try reader.interaction(node, place: place))
         }
         return finish(flavor: flavor, interactions: interactions, root: root)
+    }
+
+    /// vcrpy or go-vcr, from the first interaction's request (`uri` or `url`), else the version;
+    /// a go-vcr format version other than 1 or 2 is refused by name.
+    private static func flavor(of list: Node, version: Node?, file: String?) throws(ToolingError) -> VCRFlavor {
+        let request = list.sequence?.first?["request"]
+        let flavor: VCRFlavor
+        if request?["url"] != nil && request?["uri"] == nil {
+            flavor = .goVCR
+        } else if request == nil {
+            flavor = version?.int == 2 ? .goVCR : .vcrpy
+        } else {
+            flavor = .vcrpy
+        }
+        if flavor == .goVCR, let number = version?.int, number != 1 && number != 2 {
+            throw ToolingError(file: file, kind: .badInput(
+                path: "version", message: "go-vcr cassette format version \(number) is not known: go-vcr v1 and v2 write "
+                    + "version 1, v3 and v4 write version 2"))
+        }
+        return flavor
     }
 
     private func finish(flavor: VCRFlavor, interactions: [Interaction], root: Node?) -> VCRImportResult {
@@ -94,26 +122,65 @@ public struct VCRImporter: Sendable {
                 throw error("\(place).request.method", "required field is missing")
             }
             guard let uri = request["uri"]?.string, !uri.isEmpty else {
-                throw error("\(place).request.uri", "required field is missing")
+                throw error("\(place).request.uri", "required field is missing (vcrpy layout; known layouts: \(VCRFlavor.knownLayouts))")
             }
-            let status = try self.status(response["status"], place: "\(place).response.status")
+            // vcrpy's older httpx layout: `status_code`, `content`, `http_version`.
+            let httpxLayout = response["status_code"] != nil
+            let status = try self.status(httpxLayout ? response["status_code"] : response["status"],
+                                         place: "\(place).response.\(httpxLayout ? "status_code" : "status")")
             var responseHeaders = try headers(response["headers"], place: "\(place).response.headers")
-            var responseBody = try body(response["body"], place: "\(place).response.body")
-            if let coding = ContentCoding(header: responseHeaders["Content-Encoding"]), !responseBody.isEmpty,
-               let decoded = try? coding.decode(responseBody) {
-                responseBody = decoded
-            }
-            if responseHeaders["Content-Encoding"].map({ ContentCoding(header: $0) == nil && $0.lowercased() != "identity" }) == true,
-               String(data: responseBody, encoding: .utf8) != nil, responseBody.count > 0, Self.looksDecoded(responseBody) {
-                responseHeaders.remove("Content-Encoding")
-                responseHeaders.remove("Content-Length")
-            }
+            let rawBody = httpxLayout ? try body(response["content"], place: "\(place).response.content")
+                                      : try body(response["body"], place: "\(place).response.body")
+            let responseBody = ImportedBody.response(rawBody, headers: &responseHeaders, decodedByTool: false)
             return Interaction(
                 recordedAt: node["recorded_at"]?.string.flatMap(Self.timestamp),
                 request: CassetteRequest(method: method.uppercased(), url: uri,
                                          headers: try headers(request["headers"], place: "\(place).request.headers"),
                                          body: Body(try body(request["body"], place: "\(place).request.body"))),
-                response: CassetteResponse(status: status, headers: responseHeaders, body: Body(responseBody)))
+                response: CassetteResponse(status: status, headers: responseHeaders, body: responseBody))
+        }
+
+        /// A go-vcr interaction: request `url` and `body`, response `code` (or `status: "200 OK"`),
+        /// `body` and `duration` (the time to the response head), which becomes the timing.
+        func goVCRInteraction(_ node: Node, place: String) throws(ToolingError) -> Interaction {
+            guard let request = node["request"] else { throw error("\(place).request", "required field is missing") }
+            guard let response = node["response"] else { throw error("\(place).response", "required field is missing") }
+            guard let method = request["method"]?.string, !method.isEmpty else {
+                throw error("\(place).request.method", "required field is missing")
+            }
+            guard let url = request["url"]?.string, !url.isEmpty else {
+                throw error("\(place).request.url", "required field is missing")
+            }
+            let status: Int
+            if let code = response["code"] {
+                status = try self.status(code, place: "\(place).response.code")
+            } else if let text = response["status"]?.string, let code = Int(text.prefix(while: \.isNumber)) {
+                status = try self.status(Node(String(code), Tag(.int)), place: "\(place).response.status")
+            } else {
+                throw error("\(place).response.code", "required field is missing")
+            }
+            var responseHeaders = try headers(response["headers"], place: "\(place).response.headers")
+            let rawBody = try body(response["body"], place: "\(place).response.body")
+            let responseBody = ImportedBody.response(rawBody, headers: &responseHeaders, decodedByTool: false)
+            let timing = try response["duration"].map { node throws(ToolingError) in
+                let milliseconds = try goDuration(node, place: "\(place).response.duration")
+                return Timing(firstByteMs: milliseconds, totalMs: milliseconds)
+            }
+            return Interaction(
+                request: CassetteRequest(method: method.uppercased(), url: url,
+                                         headers: try headers(request["headers"], place: "\(place).request.headers"),
+                                         body: Body(try body(request["body"], place: "\(place).request.body"))),
+                response: CassetteResponse(status: status, headers: responseHeaders, body: responseBody),
+                timing: timing)
+        }
+
+        /// A Go `time.Duration` in milliseconds: as text (`460.639208ms`, `2.08s`, `1m3s`, `0s`) or nanoseconds.
+        func goDuration(_ node: Node, place: String) throws(ToolingError) -> Double {
+            if let nanoseconds = node.int { return Double(nanoseconds) / 1_000_000 }
+            guard let text = node.string, let milliseconds = GoDuration.milliseconds(text) else {
+                throw error(place, "not a Go duration such as 460.6ms or 2.1s")
+            }
+            return milliseconds
         }
 
         /// `status: {code: 200, message: OK}`, or a bare number as old vcrpy wrote.
@@ -169,11 +236,6 @@ public struct VCRImporter: Sendable {
                 return data
             }
             return Data((node.scalar?.string ?? "").utf8)
-        }
-
-        /// Whether text bytes are plainly not in a compressed coding (all printable or whitespace).
-        static func looksDecoded(_ data: Data) -> Bool {
-            data.prefix(512).allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
         }
 
         /// `Sat, 21 Nov 2026 05:08:32 GMT` (Ruby VCR) as a cassette timestamp.

@@ -14,10 +14,25 @@ public struct HARContent: Sendable, Hashable, Codable {
     public var encoding: String?
     /// Tapedeck's custom field: the body is still in its content coding (such as br), not decoded.
     public var stillEncoded: Bool?
+    /// Polly.js's custom field (versions 4.2.1 to 5): `text` is hex, or a JSON array of hex chunks.
+    public var isBinary: Bool?
 
     private enum CodingKeys: String, CodingKey {
         case size, compression, mimeType, text, encoding
         case stillEncoded = "_stillEncoded"
+        case isBinary = "_isBinary"
+    }
+
+    /// Reads content; `mimeType` may be an array (Polly.js), the first value is kept.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        size = try container.decodeIfPresent(Int.self, forKey: .size)
+        compression = try container.decodeIfPresent(Int.self, forKey: .compression)
+        mimeType = try container.decodeLenientString(forKey: .mimeType)
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        stillEncoded = try container.decodeIfPresent(Bool.self, forKey: .stillEncoded)
+        isBinary = try container.decodeIfPresent(Bool.self, forKey: .isBinary)
     }
 
     /// Creates content.

@@ -4,12 +4,28 @@ import Foundation
 public struct HARNameValue: Sendable, Hashable, Codable {
     /// The name.
     public var name: String
-    /// The value.
+    /// The value (the first one when the file gave several).
     public var value: String
+    /// The further values when the file gave an array (`"value": ["a", "b"]`, as Polly.js wrote headers); not written.
+    public var moreValues: [String] = []
+
+    private enum CodingKeys: String, CodingKey { case name, value }
 
     /// Creates a pair.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
     }
+
+    /// Reads a pair whose value is a string, an array of strings, or a number.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        let values = try container.decodeStrings(forKey: .value)
+        value = values.first ?? ""
+        moreValues = Array(values.dropFirst())
+    }
+
+    /// Every value, in order.
+    public var values: [String] { [value] + moreValues }
 }

@@ -11,6 +11,17 @@ public struct HARPostData: Sendable, Hashable, Codable {
     /// `base64` when `text` is base64.
     public var encoding: String?
 
+    private enum CodingKeys: String, CodingKey { case mimeType, text, params, encoding }
+
+    /// Reads a body; `mimeType` may be an array (Polly.js), the first value is kept.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mimeType = try container.decodeLenientString(forKey: .mimeType)
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        params = try container.decodeIfPresent([HARParam].self, forKey: .params)
+        encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+    }
+
     /// Creates a body.
     public init(mimeType: String, text: String, params: [HARParam]? = nil, encoding: String? = nil) {
         self.mimeType = mimeType
