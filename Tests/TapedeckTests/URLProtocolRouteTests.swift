@@ -100,14 +100,15 @@ import FoundationNetworking
 /// `SharedSessionInterception`: sessions nobody injected, answered from a cassette, one test at a time.
 ///
 /// Apple's loading system hands `URLSession.shared`'s requests to the registered protocol with
-/// no cached response and no route header; these tests create the protocol that way. No session
+/// no cached response and no route header; these tests create the protocol that way.
+/// Suites that run meanwhile are not disturbed: configured sessions never use the shared connector. No session
 /// on Linux reaches a registered protocol for http(s) (FoundationNetworking always lists its own
 /// HTTP protocol first), so nothing here sends a request through a real shared session.
 @Suite(.serialized) struct SharedSessionInterceptionTests {
     func load(_ path: String) async throws -> URLProtocolRouteTests.Collector {
         let collector = URLProtocolRouteTests.Collector()
-        let loader = ConnectorURLProtocol(request: URLRequest(url: URL(string: "http://api.example.test\(path)")!),
-                                          cachedResponse: nil, client: collector)
+        let loader = SharedSessionURLProtocol(request: URLRequest(url: URL(string: "http://api.example.test\(path)")!),
+                                              cachedResponse: nil, client: collector)
         loader.startLoading()
         try await collector.waitUntilDone()
         return collector
@@ -122,9 +123,13 @@ import FoundationNetworking
         #expect(connector.player.playedCounts().map(\.count) == [1])
     }
 
-    @Test("after it ends, nothing answers: the protocol fails with noConnector")
+    @Test("only while it runs does the registered protocol claim requests; afterwards nothing answers")
     func nothingAnswersAfterwards() async throws {
-        try await SharedSessionInterception.run(with: CassetteConnector(cassette: URLProtocolRouteTests.cassette)) {}
+        let request = URLRequest(url: URL(string: "http://api.example.test/who")!)
+        try await SharedSessionInterception.run(with: CassetteConnector(cassette: URLProtocolRouteTests.cassette)) {
+            #expect(SharedSessionURLProtocol.canInit(with: request))
+        }
+        #expect(!SharedSessionURLProtocol.canInit(with: request) || SharedSessionInterception.isRunning)
         let collector = try await load("/who")
         guard case .noConnector = collector.error as? URLProtocolAdapterError else {
             Issue.record("expected noConnector, got \(String(describing: collector.error))")

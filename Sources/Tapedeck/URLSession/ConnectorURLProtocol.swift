@@ -14,13 +14,15 @@ import FoundationNetworking
 /// through the configuration's `urlCache` (FoundationNetworking) or the `Tapedeck-Route`
 /// token in its `httpAdditionalHeaders` (Apple's loading system): there is no shared
 /// state between configurations, so parallel tests with different cassettes are safe. The one
-/// exception is ``SharedSessionInterception``, which registers it process-wide, one test at a time.
+/// exception is ``SharedSessionInterception``, which registers its subclass
+/// ``SharedSessionURLProtocol`` process-wide, one test at a time; sessions configured here never
+/// fall back to that shared connector.
 ///
 /// Served: data tasks, async `data(for:)`, and uploads whose body is in the request
 /// (`httpBody`, or `httpBodyStream` with `uploadTask(withStreamedRequest:)`); on Apple
 /// platforms also download tasks. On Linux, download tasks and `upload(for:from:)` fail with a
 /// typed ``URLProtocolAdapterError`` that names the alternative.
-public final class ConnectorURLProtocol: URLProtocol {
+public class ConnectorURLProtocol: URLProtocol {
     private let work = Locked<Task<Void, Never>?>(nil)
 
     /// The request property that marks a request a live connector sends, so that a protocol
@@ -53,9 +55,7 @@ public final class ConnectorURLProtocol: URLProtocol {
             return fail(URLProtocolAdapterError.downloadTaskUnsupported(url: url))
         }
         #endif
-        guard let route = ConnectorRoute.route(of: cachedResponse)
-                ?? RouteTable.process.route(for: request.value(forHTTPHeaderField: RouteTable.header))
-                ?? SharedSessionInterception.active.withLock({ $0 }) else {
+        guard let route = self.route() else {
             return fail(URLProtocolAdapterError.noConnector(url: url))
         }
         let connector = route.connector
@@ -94,6 +94,12 @@ public final class ConnectorURLProtocol: URLProtocol {
             }
         }
         work.withLock { $0 = task }
+    }
+
+    /// The route to this protocol's connector: the configuration's, through its `urlCache`
+    /// (FoundationNetworking) or its `Tapedeck-Route` token (Apple's loading system).
+    func route() -> ConnectorRoute? {
+        ConnectorRoute.route(of: cachedResponse) ?? RouteTable.process.route(for: request.value(forHTTPHeaderField: RouteTable.header))
     }
 
     /// Cancels the connector call; URLSession reports the cancellation itself.

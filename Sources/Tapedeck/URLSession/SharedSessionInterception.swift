@@ -12,9 +12,10 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// While `body` runs, ``ConnectorURLProtocol`` is registered with
+/// While `body` runs, ``SharedSessionURLProtocol`` is registered with
 /// `URLProtocol.registerClass` and answers, from `connector`, every http(s) request that
-/// reaches a registered protocol. Calls are serialised by a process-wide lock held for the
+/// reaches a registered protocol. Sessions configured with `URLSessionConfiguration.replaying`
+/// keep their own connector. Calls are serialised by a process-wide lock held for the
 /// whole of `body`, so two tests never intercept at once; tests that do not call this stay
 /// parallel. The `.cassette(..., sharedSession: true)` trait wraps the test in it.
 ///
@@ -39,13 +40,26 @@ public enum SharedSessionInterception {
                                              _ body: () async throws -> Result) async rethrows -> Result {
         await turn.enter()
         active.withLock { $0 = ConnectorRoute(connector: connector) }
-        _ = URLProtocol.registerClass(ConnectorURLProtocol.self)
+        _ = URLProtocol.registerClass(SharedSessionURLProtocol.self)
         defer {
-            URLProtocol.unregisterClass(ConnectorURLProtocol.self)
+            URLProtocol.unregisterClass(SharedSessionURLProtocol.self)
             active.withLock { $0 = nil }
             turn.leave()
         }
         return try await body()
+    }
+}
+
+/// The protocol ``SharedSessionInterception`` registers process-wide: it answers from the
+/// interception's connector, and from nothing once the interception has ended.
+public final class SharedSessionURLProtocol: ConnectorURLProtocol {
+    /// Claims http(s) requests only while an interception runs.
+    public override class func canInit(with request: URLRequest) -> Bool {
+        SharedSessionInterception.isRunning && super.canInit(with: request)
+    }
+
+    override func route() -> ConnectorRoute? {
+        SharedSessionInterception.active.withLock { $0 }
     }
 }
 
