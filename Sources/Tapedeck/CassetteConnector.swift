@@ -18,16 +18,18 @@ public final class CassetteConnector: HTTPConnector {
 
     /// Loads a cassette file.
     ///
-    /// - Parameter clock: the clock latency waits on; tests inject one to check delays without sleeping.
-    public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(),
+    /// - Parameters:
+    ///   - hooks: custom match rules and `beforePlayback`; see ``PlaybackHooks``.
+    ///   - clock: the clock latency waits on; tests inject one to check delays without sleeping.
+    public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
                             codec: CassetteCodec = CassetteCodec(), clock: any Clock<Duration> = ContinuousClock()) throws {
-        self.init(cassette: try codec.load(file), name: file.path, options: options, clock: clock)
+        self.init(cassette: try codec.load(file), name: file.path, options: options, hooks: hooks, clock: clock)
     }
 
     /// Replays a cassette already in memory.
     public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(),
-                clock: any Clock<Duration> = ContinuousClock()) {
-        self.player = Player(cassette: cassette, name: name, options: options)
+                hooks: PlaybackHooks = PlaybackHooks(), clock: any Clock<Duration> = ContinuousClock()) {
+        self.player = Player(cassette: cassette, name: name, options: options, hooks: hooks)
         self.clock = clock
     }
 
@@ -49,7 +51,7 @@ func serve(_ request: CassetteRequest, from player: Player, clock: any Clock<Dur
     switch player.play(request) {
     case .played(let playback):
         try await wait(playback.delay.total, on: clock)
-        return playback.interaction.decodedResponse()
+        return playback.decodedResponse()
     case .unmatched(let diagnosis):
         throw UnmatchedRequestError(diagnosis: diagnosis)
     }

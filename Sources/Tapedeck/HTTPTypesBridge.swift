@@ -37,6 +37,28 @@ extension HeaderList {
     }
 }
 
+extension HTTPRequest {
+    /// A swift-http-types request for a cassette request with an absolute URL; nil for origin-form.
+    init?(_ request: CassetteRequest) {
+        let target = request.target
+        guard let scheme = target.scheme, let authority = target.authority, let method = HTTPRequest.Method(request.method) else {
+            return nil
+        }
+        self.init(method: method, scheme: scheme, authority: authority,
+                  path: target.path + (target.query.map { "?\($0)" } ?? ""), headerFields: HTTPFields(request.headers))
+    }
+}
+
+extension Playback {
+    /// The response as a URLSession caller sees it, with `Tapedeck-Warning: expired` when the
+    /// interaction is past its expiry age (served under `warn`).
+    func decodedResponse() -> (HTTPResponse, Data) {
+        var (response, data) = interaction.decodedResponse()
+        if isExpired { response.headerFields[HTTPField.Name("Tapedeck-Warning")!] = "expired" }
+        return (response, data)
+    }
+}
+
 extension Interaction {
     /// The response as a URLSession caller sees it: the body decoded, without `Content-Encoding`.
     func decodedResponse() -> (HTTPResponse, Data) {

@@ -15,15 +15,19 @@ public final class RecordingConnector: HTTPConnector {
     ///
     /// - Parameters:
     ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - options: matching, exhaustion, latency, secrets (`<NAME>` in the cassette, the real value
+    ///     sent to `live`) and expiry (`rerecord` records expired interactions again).
+    ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
     ///   - clock: what replayed latency waits on.
     public init(live: any HTTPConnector = URLSessionConnector(), cassette: URL, mode: RecordMode = .newEpisodes,
                 redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),
+                hooks: PlaybackHooks = PlaybackHooks(),
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 clock: any Clock<Duration> = ContinuousClock()) throws {
         self.live = live
         self.clock = clock
         self.recorder = try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
-                                     redaction: redaction, playback: options)
+                                     redaction: redaction, playback: options, hooks: hooks)
     }
 
     /// The mode in force after `TAPEDECK_MODE`.
@@ -35,12 +39,13 @@ public final class RecordingConnector: HTTPConnector {
         switch recorder.route(recorded) {
         case .replay(let playback):
             try await wait(playback.delay.total, on: clock)
-            return playback.interaction.decodedResponse()
+            return playback.decodedResponse()
         case .unmatched(let diagnosis):
             throw UnmatchedRequestError(diagnosis: diagnosis)
         case .forward:
+            let upstream = recorder.requestForUpstream(recorded)
             let start = ContinuousClock.now
-            let (response, data) = try await live.send(request, body: body)
+            let (response, data) = try await live.send(HTTPRequest(upstream) ?? request, body: body == nil ? nil : upstream.body.data)
             let elapsed = start.duration(to: .now)
             let milliseconds = (Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
             let rounded = (milliseconds * 10).rounded() / 10

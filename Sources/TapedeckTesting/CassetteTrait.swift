@@ -21,8 +21,10 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     public var directory: URL?
     /// The mode unless `TAPEDECK_MODE` names another.
     public var mode: RecordMode
-    /// Matching, exhaustion and latency.
+    /// Matching, exhaustion, latency, secrets and expiry.
     public var options: PlaybackOptions
+    /// Custom match rules, `beforePlayback` and `beforeRecord`.
+    public var hooks: PlaybackHooks
     /// What recording redacts.
     public var redaction: RedactionRules
     /// Fail the test when a recorded interaction was never played.
@@ -41,7 +43,7 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
                              performing function: @Sendable () async throws -> Void) async throws {
         if test.isSuite { return try await function() }
         let location = try CassetteLocation(name: name, directory: directory, filePath: filePath)
-        let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction,
+        let cassette = try TestCassette(location: location, mode: mode, options: options, hooks: hooks, redaction: redaction,
                                         test: String(test.name.prefix { $0 != "(" }))
         do {
             try await TestCassette.$current.withValue(cassette) {
@@ -66,15 +68,17 @@ extension Trait where Self == CassetteTrait {
     /// - Parameters:
     ///   - directory: where cassettes are; `cassettes/` beside the test file by default; `TAPEDECK_CASSETTE_DIR` wins.
     ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise (`TAPEDECK_MODE=record` re-records).
+    ///   - options: matching, exhaustion, latency, `secrets` (`<NAME>` in the cassette) and `expiry`.
+    ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
     ///   - requireAllPlayed: fail the test when recorded interactions were never played.
     ///   - sharedSession: also replay code that uses `URLSession.shared` with no injected session
     ///     (see ``Tapedeck/SharedSessionInterception`` for what it reaches on each platform); such
     ///     tests run one at a time, the others stay parallel.
     public static func cassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
-                                options: PlaybackOptions = PlaybackOptions(), redaction: RedactionRules = .defaults,
-                                requireAllPlayed: Bool = false, sharedSession: Bool = false,
-                                filePath: String = #filePath) -> Self {
-        CassetteTrait(name: name, directory: directory, mode: mode, options: options, redaction: redaction,
+                                options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
+                                redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,
+                                sharedSession: Bool = false, filePath: String = #filePath) -> Self {
+        CassetteTrait(name: name, directory: directory, mode: mode, options: options, hooks: hooks, redaction: redaction,
                       requireAllPlayed: requireAllPlayed, sharedSession: sharedSession, filePath: filePath)
     }
 }

@@ -31,10 +31,11 @@ public final class TestCassette: Sendable {
     ///
     /// - Parameters:
     ///   - mode: used unless `TAPEDECK_MODE` in `environment` names another; `replay` by default.
+    ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
     ///   - live: where requests go when recording; by default a new ephemeral `URLSessionConnector`.
     ///   - test: the test's name, used in the message for a missing cassette.
     public init(location: CassetteLocation, mode: RecordMode = .replay, options: PlaybackOptions = PlaybackOptions(),
-                redaction: RedactionRules = .defaults, live: (any HTTPConnector)? = nil,
+                hooks: PlaybackHooks = PlaybackHooks(), redaction: RedactionRules = .defaults, live: (any HTTPConnector)? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment, test: String? = nil) throws(TestCassetteError) {
         let resolved: RecordMode
         do {
@@ -50,13 +51,13 @@ public final class TestCassette: Sendable {
             case .replay where !exists:
                 throw TestCassetteError.missing(name: location.name, file: location.file.path, test: test)
             case .replay:
-                connector = try CassetteConnector(cassette: location.file, options: options)
+                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks)
             case .once where exists:
                 // Nothing will be recorded: replay, so that unplayed interactions can be reported.
-                connector = try CassetteConnector(cassette: location.file, options: options)
+                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks)
             default:
                 connector = try RecordingConnector(live: live ?? URLSessionConnector(), cassette: location.file, mode: resolved,
-                                                   redaction: redaction, options: options, environment: [:])
+                                                   redaction: redaction, options: options, hooks: hooks, environment: [:])
             }
         } catch let error as TestCassetteError {
             throw error

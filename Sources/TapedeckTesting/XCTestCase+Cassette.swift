@@ -19,11 +19,12 @@ extension XCTestCase {
     ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise.
     /// - Throws: ``TestCassetteError``, e.g. a missing cassette in replay mode, with how to record it.
     public func useCassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
-                            options: PlaybackOptions = PlaybackOptions(), redaction: RedactionRules = .defaults,
-                            requireAllPlayed: Bool = false, filePath: StaticString = #filePath,
-                            line: UInt = #line) throws -> TestCassette {
+                            options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
+                            redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,
+                            filePath: StaticString = #filePath, line: UInt = #line) throws -> TestCassette {
         let location = try CassetteLocation(name: name, directory: directory, filePath: "\(filePath)")
-        let cassette = try TestCassette(location: location, mode: mode, options: options, redaction: redaction, test: testMethodName)
+        let cassette = try TestCassette(location: location, mode: mode, options: options, hooks: hooks, redaction: redaction,
+                                        test: testMethodName)
         addTeardownBlock {
             do {
                 try cassette.finish(requireAllPlayed: requireAllPlayed)

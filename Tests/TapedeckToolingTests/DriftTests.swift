@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import TapedeckCore
 import TapedeckTestSupport
 import TapedeckTooling
@@ -59,32 +56,6 @@ struct DriftComparisonTests {
 
 @Suite("tapedeck drift against a local live service", .serialized)
 struct DriftCommandTests {
-    /// The live service, answering from `routes`; stopped by the caller.
-    final class LiveService {
-        let process = Process()
-        let baseURL: String
-
-        init(routes: [String: Any]) throws {
-            let folder = try ToolingTestSupport.temporaryFolder()
-            let file = folder.appendingPathComponent("routes.json")
-            try JSONSerialization.data(withJSONObject: routes).write(to: file)
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-u", ToolingTestSupport.fixture("drift_upstream.py").path, file.path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-            guard let range = line.range(of: "http://127.0.0.1:") else { throw TestSupportError("drift upstream: \(line)") }
-            baseURL = String(line[range.lowerBound...].prefix { !$0.isWhitespace })
-        }
-
-        /// Stops it at once: SIGKILL, since a test process may hand its children a blocked SIGTERM.
-        func stop() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-
     /// A cassette recorded from `http://api.example.test` with one GET /user answered by `body`.
     func cassette(body: String, requestHeaders: HeaderList = [:]) throws -> URL {
         let file = try ToolingTestSupport.temporaryFolder().appendingPathComponent("user.json")
@@ -95,13 +66,14 @@ struct DriftCommandTests {
         return file
     }
 
-    func route(_ body: [String: Any], status: Int = 200, extra: [String: Any] = [:]) -> [String: Any] {
-        ["/user": ["status": status, "contentType": "application/json", "body": body].merging(extra) { $1 }]
+    func route(_ body: [String: Any], status: Int = 200, requireHeader: (String, String)? = nil,
+               echoHeader: String? = nil) -> [String: Any] {
+        ["/user": EchoUpstream.route(status: status, body: body, requireHeader: requireHeader, echoHeader: echoHeader)]
     }
 
     @Test("an answer that only gained a field exits 0 and leaves the cassette as it was")
     func gainedFieldExitsZero() throws {
-        let live = try LiveService(routes: route(["id": 1, "name": "Ada", "age": 36]))
+        let live = try EchoUpstream(routes: route(["id": 1, "name": "Ada", "age": 36]))
         defer { live.stop() }
         let file = try cassette(body: #"{"id":1,"name":"Ada"}"#)
         let before = try Data(contentsOf: file)
@@ -114,7 +86,7 @@ struct DriftCommandTests {
 
     @Test("a changed type exits 1")
     func changedTypeExitsOne() throws {
-        let live = try LiveService(routes: route(["id": "1", "name": "Ada"]))
+        let live = try EchoUpstream(routes: route(["id": "1", "name": "Ada"]))
         defer { live.stop() }
         let outcome = try ToolingTestSupport.tapedeck("drift", try cassette(body: #"{"id":1,"name":"Ada"}"#).path, "--target", live.baseURL)
         #expect(outcome.status == 1)
@@ -123,7 +95,7 @@ struct DriftCommandTests {
 
     @Test("a changed status exits 1")
     func changedStatusExitsOne() throws {
-        let live = try LiveService(routes: route(["error": "gone"], status: 410))
+        let live = try EchoUpstream(routes: route(["error": "gone"], status: 410))
         defer { live.stop() }
         let outcome = try ToolingTestSupport.tapedeck("drift", try cassette(body: #"{"id":1}"#).path, "--target", live.baseURL)
         #expect(outcome.status == 1)
@@ -133,7 +105,7 @@ struct DriftCommandTests {
     @Test("--secret puts the live value back for the service, and --update saves its echo as <NAME>")
     func secretsAndUpdate() throws {
         let token = "tok-live-123456"
-        let live = try LiveService(routes: route(["id": 1], extra: ["requireHeader": ["X-Team-Token", token], "echoHeader": "X-Team-Token"]))
+        let live = try EchoUpstream(routes: route(["id": 1], requireHeader: ("X-Team-Token", token), echoHeader: "X-Team-Token"))
         defer { live.stop() }
         let file = try cassette(body: #"{"id":1}"#, requestHeaders: ["X-Team-Token": "<TEAM_TOKEN>"])
         let process = Process()

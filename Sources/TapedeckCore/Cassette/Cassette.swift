@@ -23,11 +23,14 @@ public struct CassetteMeta: Sendable, Hashable, Codable {
     public var createdAt: String?
     /// The tool and version that wrote it.
     public var recordedWith: String?
+    /// Interactions older than this many days (by `recordedAt`) are expired; see ``ExpiryOptions``.
+    public var expireAfterDays: Double?
 
     /// Creates metadata.
-    public init(createdAt: String? = nil, recordedWith: String? = nil) {
+    public init(createdAt: String? = nil, recordedWith: String? = nil, expireAfterDays: Double? = nil) {
         self.createdAt = createdAt
         self.recordedWith = recordedWith
+        self.expireAfterDays = expireAfterDays
     }
 
     /// Metadata stamped with the current time and this release.

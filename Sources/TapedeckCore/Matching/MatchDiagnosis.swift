@@ -9,6 +9,8 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
         case noMatch = "no-match"
         /// Interactions match but all were played, and the exhaustion policy is `error`.
         case exhausted
+        /// Interactions match but all are older than the expiry age, and the policy is `error` or `rerecord`.
+        case expired
     }
 
     /// The request as received.
@@ -57,13 +59,18 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
         switch reason {
         case .noMatch: lines.append("Tapedeck: no recorded interaction matches \(request.method) \(request.url)")
         case .exhausted: lines.append("Tapedeck: every interaction matching \(request.method) \(request.url) was already played")
+        case .expired: lines.append("Tapedeck: every interaction matching \(request.method) \(request.url) has expired")
         }
         lines.append("  cassettes searched: \(cassettes.joined(separator: ", "))")
         lines.append("  rules: \(rules.joined(separator: ", "))")
         if nearest.isEmpty {
             lines.append("  the cassettes hold no interactions")
         } else {
-            lines.append(reason == .exhausted ? "  already played:" : "  nearest recorded requests:")
+            switch reason {
+            case .exhausted: lines.append("  already played:")
+            case .expired: lines.append("  expired:")
+            case .noMatch: lines.append("  nearest recorded requests:")
+            }
             for miss in nearest {
                 let failed = miss.failedRules.isEmpty ? "" : ", failed: \(miss.failedRules.joined(separator: ", "))"
                 lines.append("    #\(miss.index) in \(miss.cassette): \(miss.method) \(miss.url)\(failed)")

@@ -3,8 +3,23 @@ import Foundation
 /// A matching rule that a recorded interaction failed, with a short readable difference.
 struct RuleFailure: Sendable, Hashable {
     /// The rules, weighted by how far apart a failure puts two requests.
-    enum Rule: String, Sendable {
+    enum Rule: Sendable, Hashable {
         case method, host, path, query, body, headers
+        /// A ``CustomMatchRule``, by name.
+        case custom(String)
+
+        /// The name diagnoses show.
+        var name: String {
+            switch self {
+            case .method: return "method"
+            case .host: return "host"
+            case .path: return "path"
+            case .query: return "query"
+            case .body: return "body"
+            case .headers: return "headers"
+            case .custom(let name): return name
+            }
+        }
 
         var weight: Int {
             switch self {
@@ -12,7 +27,7 @@ struct RuleFailure: Sendable, Hashable {
             case .path: return 8
             case .host: return 4
             case .query, .body: return 2
-            case .headers: return 1
+            case .headers, .custom: return 1
             }
         }
     }

@@ -1,4 +1,5 @@
-/// How a cassette is played back: matching, exhaustion and latency; the same in server and connector.
+/// How a cassette is played back: matching, exhaustion, latency, secrets and expiry; the same in
+/// the server and the connector.
 public struct PlaybackOptions: Sendable, Hashable {
     /// The matching rules.
     public var match: MatchOptions
@@ -6,12 +7,18 @@ public struct PlaybackOptions: Sendable, Hashable {
     public var exhaustion: ExhaustionPolicy
     /// The latency model.
     public var latency: LatencyModel
+    /// Values that stand in cassettes as `<NAME>`: a live request's value matches its placeholder.
+    public var secrets: Secrets
+    /// When recorded interactions expire.
+    public var expiry: ExpiryOptions
 
     /// Creates options.
     public init(match: MatchOptions = .default, exhaustion: ExhaustionPolicy = .repeatLast,
-                latency: LatencyModel = LatencyModel()) {
+                latency: LatencyModel = LatencyModel(), secrets: Secrets = .none, expiry: ExpiryOptions = ExpiryOptions()) {
         self.match = match
         self.exhaustion = exhaustion
         self.latency = latency
+        self.secrets = secrets
+        self.expiry = expiry
     }
 }

@@ -3,21 +3,28 @@ import Foundation
 /// Serves recorded interactions: matches a request, picks the first interaction not yet
 /// played in its session, applies the exhaustion policy and computes the delay.
 ///
-/// Matching and marking an interaction played is one step under a lock, so concurrent
-/// requests never receive the same interaction when the policy forbids it.
+/// In order: secrets in the request become their `<NAME>` placeholders; the matcher finds the
+/// candidates; custom rules (``PlaybackHooks``) and expiry (``ExpiryOptions``) narrow them; the
+/// exhaustion policy picks one; `beforePlayback` may change it. Matching and marking an
+/// interaction played is one step under a lock, so concurrent requests never receive the same
+/// interaction when the policy forbids it.
 public final class Player: Sendable {
     /// The interactions of all cassettes, in order.
     public let interactions: [Interaction]
     /// The options in force.
     public let options: PlaybackOptions
     private let matcher: Matcher
+    private let hooks: PlaybackHooks
     private let cassetteNames: [String]
     private let cassetteOfIndex: [Int]
     private let firstIndexOfCassette: [Int]
+    /// The expiry age of each cassette, in days.
+    private let expiryDays: [Double?]
     private let playCounts = Locked<[String: [Int: Int]]>([:])
 
     /// Creates a player over one or more named cassettes, searched in order.
-    public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions()) {
+    public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions(),
+                hooks: PlaybackHooks = PlaybackHooks()) {
         var interactions: [Interaction] = []
         var cassetteOfIndex: [Int] = []
         var firstIndexOfCassette: [Int] = []
@@ -31,36 +38,63 @@ public final class Player: Sendable {
         self.cassetteNames = cassettes.map(\.name)
         self.cassetteOfIndex = cassetteOfIndex
         self.firstIndexOfCassette = firstIndexOfCassette
+        self.expiryDays = cassettes.map { options.expiry.days(for: $0.cassette.meta) }
+        self.hooks = hooks
         self.matcher = Matcher(interactions: interactions, options: options.match)
     }
 
     /// Creates a player over one cassette.
-    public convenience init(cassette: Cassette, name: String, options: PlaybackOptions = PlaybackOptions()) {
-        self.init(cassettes: [(name, cassette)], options: options)
+    public convenience init(cassette: Cassette, name: String, options: PlaybackOptions = PlaybackOptions(),
+                            hooks: PlaybackHooks = PlaybackHooks()) {
+        self.init(cassettes: [(name, cassette)], options: options, hooks: hooks)
     }
 
     /// The names of the cassettes, in search order.
     public var cassettes: [String] { cassetteNames }
 
     /// Serves a request for a session (`""` is the shared default session).
-    public func play(_ request: CassetteRequest, session: String = "") -> PlaybackResult {
-        let candidates = matcher.matches(request)
+    public func play(_ incoming: CassetteRequest, session: String = "") -> PlaybackResult {
+        let request = options.secrets.conceal(incoming)
+        let matched = matcher.matches(request)
+        let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
         guard !candidates.isEmpty else {
-            return .unmatched(diagnosis(for: request, reason: .noMatch, nearest: matcher.nearMisses(for: request)))
+            let nearest = matched.isEmpty
+                ? matcher.nearMisses(for: request)
+                : matched.prefix(3).map { ($0, failedCustomRules(matched: $0, request)) }
+            return .unmatched(diagnosis(for: request, reason: .noMatch, nearest: nearest))
         }
+        let now = hooks.now()
+        let fresh = candidates.filter { !isExpired($0, now: now) }
+        if fresh.isEmpty, options.expiry.policy != .warn {
+            return .unmatched(diagnosis(for: request, reason: .expired, nearest: candidates.suffix(3).map { ($0, []) }))
+        }
+        let servable = options.expiry.policy == .warn ? candidates : fresh
         let choice = playCounts.withLock { sessions in
-            Self.choose(among: candidates, counts: &sessions[session, default: [:]], policy: options.exhaustion)
+            Self.choose(among: servable, counts: &sessions[session, default: [:]], policy: options.exhaustion)
         }
         guard let choice else {
-            return .unmatched(diagnosis(for: request, reason: .exhausted, nearest: candidates.suffix(3).map { ($0, []) }))
+            return .unmatched(diagnosis(for: request, reason: .exhausted, nearest: servable.suffix(3).map { ($0, []) }))
         }
-        let interaction = interactions[choice.index]
+        var interaction = interactions[choice.index]
+        if let beforePlayback = hooks.beforePlayback { interaction = beforePlayback(interaction, incoming) }
         return .played(Playback(
             interaction: interaction,
             cassette: cassetteNames[cassetteOfIndex[choice.index]],
             index: choice.index - firstIndexOfCassette[cassetteOfIndex[choice.index]],
             playCount: choice.playCount,
-            delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount)))
+            delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount),
+            isExpired: isExpired(choice.index, now: now)))
+    }
+
+    /// The custom rules the interaction at `index` fails for the request, as rule failures.
+    private func failedCustomRules(matched index: Int, _ request: CassetteRequest) -> [RuleFailure] {
+        hooks.rules.filter { !$0.matches(interactions[index].request, request) }
+            .map { RuleFailure(rule: .custom($0.name), difference: "the custom rule \"\($0.name)\" rejected it") }
+    }
+
+    /// Whether the interaction at a global index is older than its cassette's expiry age.
+    private func isExpired(_ index: Int, now: Date) -> Bool {
+        ExpiryOptions.isExpired(recordedAt: interactions[index].recordedAt, days: expiryDays[cassetteOfIndex[index]], now: now)
     }
 
     /// Picks the interaction to serve and counts the play; nil when exhausted under `error`.
@@ -105,18 +139,30 @@ public final class Player: Sendable {
             reason: reason,
             request: MatchDiagnosis.ReceivedRequest(request),
             cassettes: cassetteNames,
-            rules: options.match.ruleDescriptions + ["when exhausted: \(options.exhaustion.rawValue)"],
+            rules: options.match.ruleDescriptions + hooks.rules.map { "custom rule \"\($0.name)\"" }
+                + ["when exhausted: \(options.exhaustion.rawValue)"],
             nearest: nearest.map { entry in
                 let cassette = cassetteOfIndex[entry.index]
                 let recorded = interactions[entry.index].request
                 return MatchDiagnosis.NearMiss(
                     index: entry.index - firstIndexOfCassette[cassette], cassette: cassetteNames[cassette],
                     method: recorded.method, url: recorded.url,
-                    failedRules: entry.failures.map(\.rule.rawValue), differences: entry.failures.map(\.difference))
+                    failedRules: entry.failures.map(\.rule.name), differences: entry.failures.map(\.difference))
             },
-            hint: reason == .exhausted
-                ? "Record the extra call (mode new-episodes), or choose --on-exhausted repeat-last or cycle."
-                : "Record it with mode new-episodes (TAPEDECK_MODE=new-episodes, or `tapedeck record`), or relax matching with the ignore options.")
+            hint: Self.hint(for: reason))
+    }
+
+    /// What to do next, by reason.
+    private static func hint(for reason: MatchDiagnosis.Reason) -> String {
+        switch reason {
+        case .exhausted:
+            return "Record the extra call (mode new-episodes), or choose --on-exhausted repeat-last or cycle."
+        case .expired:
+            return "The recordings are older than the expiry age: re-record them (TAPEDECK_MODE=new-episodes with "
+                + "--on-expired rerecord, or `tapedeck record --on-expired rerecord`), or raise --expire-after."
+        case .noMatch:
+            return "Record it with mode new-episodes (TAPEDECK_MODE=new-episodes, or `tapedeck record`), or relax matching with the ignore options."
+        }
     }
 }
 
@@ -140,4 +186,6 @@ public struct Playback: Sendable {
     public let playCount: Int
     /// When to send the head and the end.
     public let delay: ResponseDelay
+    /// Whether the interaction is older than the expiry age (served under `--on-expired warn`).
+    public var isExpired: Bool = false
 }

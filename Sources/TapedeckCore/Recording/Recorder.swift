@@ -23,6 +23,9 @@ public final class Recorder: Sendable {
     public let file: URL
     private let player: Player?
     private let redactor: Redactor
+    private let secrets: Secrets
+    private let expiryPolicy: ExpiryPolicy
+    private let beforeRecord: (@Sendable (Interaction) -> Interaction)?
     private let writer: CassetteWriter?
 
     /// Opens a cassette for recording.
@@ -33,9 +36,11 @@ public final class Recorder: Sendable {
     ///   - flushDelay: how long saves are coalesced; the file is never further behind than this.
     ///   - keepsSpareFile: save by appending to a spare copy kept beside the cassette, so a long
     ///     recording costs linear time (see ``finish()``); otherwise each save writes the whole file.
+    ///   - hooks: custom match rules and `beforePlayback` for what is replayed, `beforeRecord` for what is written.
     ///   - onSaveError: called from the background saver when a save fails (disk full, say).
     public init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
-                playback: PlaybackOptions = PlaybackOptions(), codec: CassetteCodec = CassetteCodec(),
+                playback: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
+                codec: CassetteCodec = CassetteCodec(),
                 flushDelay: Duration = .milliseconds(200), keepsSpareFile: Bool = false,
                 onSaveError: @escaping @Sendable (CassetteError) -> Void = { _ in }) throws(CassetteError) {
         let exists = FileManager.default.fileExists(atPath: file.path)
@@ -47,7 +52,10 @@ public final class Recorder: Sendable {
         self.mode = mode
         self.file = file
         self.redactor = Redactor(rules: redaction)
-        self.player = existing.map { Player(cassette: $0, name: file.path, options: playback) }
+        self.secrets = playback.secrets
+        self.expiryPolicy = playback.expiry.policy
+        self.beforeRecord = hooks.beforeRecord
+        self.player = existing.map { Player(cassette: $0, name: file.path, options: playback, hooks: hooks) }
         let records = mode == .all || mode == .newEpisodes || (mode == .once && existing == nil)
         self.writer = records
             ? CassetteWriter(file: file, codec: codec, meta: existing?.meta ?? .now(), existing: existing?.interactions ?? [],
@@ -63,17 +71,26 @@ public final class Recorder: Sendable {
         guard let player, mode != .all else { return .forward }
         switch player.play(request, session: session) {
         case .played(let playback): return .replay(playback)
+        case .unmatched(let diagnosis) where diagnosis.reason == .expired && expiryPolicy == .error:
+            return .unmatched(diagnosis)
         case .unmatched(let diagnosis): return isRecording ? .forward : .unmatched(diagnosis)
         }
     }
 
-    /// Redacts an exchange and appends it; it is on disk within the flush delay.
+    /// The request as the live service must receive it: every secret's placeholder replaced by its value.
+    public func requestForUpstream(_ request: CassetteRequest) -> CassetteRequest {
+        secrets.reveal(request)
+    }
+
+    /// Passes an exchange through `beforeRecord`, redacts it, replaces secret values by their
+    /// placeholders and appends it; it is on disk within the flush delay.
     @discardableResult
     public func record(_ interaction: consuming Interaction) throws(CassetteError) -> Interaction {
         guard let writer else {
             throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
         }
-        var (clean, _) = redactor.redact(interaction)
+        if let beforeRecord { interaction = beforeRecord(interaction) }
+        var (clean, _) = redactor.redact(secrets.conceal(interaction))
         clean.request.headers.removeHopByHop()
         clean.response.headers.removeHopByHop()
         writer.append(clean)

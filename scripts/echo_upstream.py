@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""A live service for the drift tests, on a free 127.0.0.1 port.
+"""A configurable live service for the drift and secrets tests, on a free 127.0.0.1 port.
 
-Usage: drift_upstream.py ROUTES.json. ROUTES maps a path to {"status": N, "contentType": "...",
+Usage: echo_upstream.py ROUTES.json. ROUTES maps a path to {"status": N, "contentType": "...",
 "body": <JSON>, "requireHeader": [NAME, VALUE] (else 401), "echoHeader": NAME (the header's value
-is put in the body as "echo")}. Prints `listening on http://127.0.0.1:PORT` when ready.
+is sent back in the body as "echo" and in the response header X-Echo)}. Prints
+`listening on http://127.0.0.1:PORT` when ready.
 """
 import json
 import sys
@@ -25,13 +26,16 @@ class Handler(BaseHTTPRequestHandler):
         if required and self.headers.get(required[0]) != required[1]:
             return self.send_json(401, "application/json", {"error": "missing credentials"})
         body = dict(route["body"]) if isinstance(route["body"], dict) else route["body"]
+        extra = {}
         if route.get("echoHeader"):
-            body["echo"] = self.headers.get(route["echoHeader"])
-        self.send_json(route["status"], route["contentType"], body)
+            body["echo"] = extra["X-Echo"] = self.headers.get(route["echoHeader"])
+        self.send_json(route["status"], route["contentType"], body, extra)
 
-    def send_json(self, status, content_type, body):
+    def send_json(self, status, content_type, body, extra=None):
         data = json.dumps(body).encode()
         self.send_response(status)
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
