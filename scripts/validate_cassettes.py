@@ -147,8 +147,8 @@ def describe(error, schema: dict) -> str:
         return "an interaction with 'chunks' must not also have response.body"
     if error.schema == defs.get("body"):
         keys = sorted(error.instance) if isinstance(error.instance, dict) else []
-        if kw == "maxProperties":
-            return ("a body has exactly one of 'text', 'base64', 'json', 'file'; "
+        if kw in ("maxProperties", "oneOf"):
+            return ("a body has exactly one of 'text', 'base64', 'json', 'file' (and may be marked 'encoded'); "
                     f"found {', '.join(repr(k) for k in keys)}")
         if kw == "minProperties":
             return ("a body has exactly one of 'text', 'base64', 'json', 'file'; "
@@ -367,6 +367,19 @@ BROKEN_CASES: list[tuple[str, Callable[[], dict], str]] = [
      lambda: _broken(lambda d: (_set(I0 + ["chunks"], [{"atMs": 0, "text": "a"}])(d),
                                 _set(I0 + ["response", "body"], {"text": "a"})(d))),
      "interactions[0].response.body"),
+    ("a json body marked encoded",
+     lambda: _broken(_set(I0 + ["response", "body"], {"json": {"a": 1}, "encoded": True})),
+     "interactions[0].response.body"),
+    ("neither interactions nor stubs", lambda: _broken(_delete(["interactions"])), "$"),
+    ("a stub without a response",
+     lambda: _broken(_set(["stubs"], [{"request": {"path": "/a"}}])), "stubs[0]"),
+    ("a stub response with neither status nor fault",
+     lambda: _broken(_set(["stubs"], [{"response": {"headers": {}}}])), "stubs[0].response"),
+    ("an unknown field in a request pattern",
+     lambda: _broken(_set(["stubs"], [{"request": {"bodyContain": "x"}, "response": {"status": 200}}])),
+     "stubs[0].request"),
+    ("an unknown fault",
+     lambda: _broken(_set(["stubs"], [{"response": {"fault": "explode"}}])), "stubs[0].response.fault"),
 ]
 
 

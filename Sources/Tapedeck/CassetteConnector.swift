@@ -20,17 +20,33 @@ public final class CassetteConnector: HTTPConnector {
     ///
     /// - Parameters:
     ///   - hooks: custom match rules and `beforePlayback`; see ``PlaybackHooks``.
+    ///   - stubs: answers for what the cassette does not hold, as values or closures; see ``Stub``.
     ///   - clock: the clock latency waits on; tests inject one to check delays without sleeping.
     public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
-                            codec: CassetteCodec = CassetteCodec(), clock: any Clock<Duration> = ContinuousClock()) throws {
-        self.init(cassette: try codec.load(file), name: file.path, options: options, hooks: hooks, clock: clock)
+                            stubs: [Stub] = [], codec: CassetteCodec = CassetteCodec(),
+                            clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(cassette: try codec.load(file), name: file.path, options: options, hooks: hooks, stubs: stubs, clock: clock)
     }
 
-    /// Replays a cassette already in memory.
+    /// Replays a cassette already in memory (an empty one, `Cassette()`, to serve stubs only).
     public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(),
-                hooks: PlaybackHooks = PlaybackHooks(), clock: any Clock<Duration> = ContinuousClock()) {
-        self.player = Player(cassette: cassette, name: name, options: options, hooks: hooks)
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [], clock: any Clock<Duration> = ContinuousClock()) {
+        self.player = Player(cassette: cassette, name: name, options: options, hooks: hooks, stubs: stubs)
         self.clock = clock
+    }
+
+    /// Serves only stubs: for a service nobody recorded.
+    public convenience init(stubs: [Stub], options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
+                            clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(cassette: Cassette(), name: "stubs", options: options, hooks: hooks, stubs: stubs, clock: clock)
+    }
+
+    /// The stubs: add more while a test runs (`connector.stubs.add([...])`), list or remove them.
+    public var stubs: StubSet { player.stubs }
+
+    /// The requests this connector received that fit `pattern`, oldest first: what a test asserts its client sent.
+    public func verify(_ pattern: RequestPattern) -> [CassetteRequest] {
+        player.stubs.verify(pattern)
     }
 
     /// Serves the matching recorded response, after the latency model's delay.
@@ -40,7 +56,7 @@ public final class CassetteConnector: HTTPConnector {
         try await serve(CassetteRequest(request, body: body), from: player, clock: clock)
     }
 
-    /// Puts playback back to the start.
+    /// Puts playback, stub scenarios and the request log back to the start.
     public func reset() {
         player.reset()
     }
@@ -51,6 +67,7 @@ func serve(_ request: CassetteRequest, from player: Player, clock: any Clock<Dur
     switch player.play(request) {
     case .played(let playback):
         try await wait(playback.delay.total, on: clock)
+        if let fault = playback.fault { throw fault.urlError(for: request.url) }
         return playback.decodedResponse()
     case .unmatched(let diagnosis):
         throw UnmatchedRequestError(diagnosis: diagnosis)

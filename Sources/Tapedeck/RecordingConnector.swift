@@ -18,16 +18,17 @@ public final class RecordingConnector: HTTPConnector {
     ///   - options: matching, exhaustion, latency, secrets (`<NAME>` in the cassette, the real value
     ///     sent to `live`) and expiry (`rerecord` records expired interactions again).
     ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
+    ///   - stubs: answers that win over the network when the cassette has no recording.
     ///   - clock: what replayed latency waits on.
     public init(live: any HTTPConnector = URLSessionConnector(), cassette: URL, mode: RecordMode = .newEpisodes,
                 redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),
-                hooks: PlaybackHooks = PlaybackHooks(),
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [],
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 clock: any Clock<Duration> = ContinuousClock()) throws {
         self.live = live
         self.clock = clock
         self.recorder = try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
-                                     redaction: redaction, playback: options, hooks: hooks)
+                                     redaction: redaction, playback: options, hooks: hooks, stubs: stubs)
     }
 
     /// The mode in force after `TAPEDECK_MODE`.
@@ -39,6 +40,7 @@ public final class RecordingConnector: HTTPConnector {
         switch recorder.route(recorded) {
         case .replay(let playback):
             try await wait(playback.delay.total, on: clock)
+            if let fault = playback.fault { throw fault.urlError(for: recorded.url) }
             return playback.decodedResponse()
         case .unmatched(let diagnosis):
             throw UnmatchedRequestError(diagnosis: diagnosis)
@@ -60,6 +62,14 @@ public final class RecordingConnector: HTTPConnector {
                 timing: Timing(firstByteMs: rounded, totalMs: rounded)))
             return (response, data)
         }
+    }
+
+    /// The stubs consulted before the network: add more while a test runs.
+    public var stubs: StubSet { recorder.stubs }
+
+    /// The requests this connector received that fit `pattern`, oldest first.
+    public func verify(_ pattern: RequestPattern) -> [CassetteRequest] {
+        recorder.stubs.verify(pattern)
     }
 
     /// Writes everything recorded so far to disk now.

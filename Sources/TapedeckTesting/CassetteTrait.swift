@@ -25,6 +25,8 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     public var options: PlaybackOptions
     /// Custom match rules, `beforePlayback` and `beforeRecord`.
     public var hooks: PlaybackHooks
+    /// Stubs for what the cassette does not hold (values or closures).
+    public var stubs: [Stub]
     /// What recording redacts.
     public var redaction: RedactionRules
     /// Fail the test when a recorded interaction was never played.
@@ -43,7 +45,8 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
                              performing function: @Sendable () async throws -> Void) async throws {
         if test.isSuite { return try await function() }
         let location = try CassetteLocation(name: name, directory: directory, filePath: filePath)
-        let cassette = try TestCassette(location: location, mode: mode, options: options, hooks: hooks, redaction: redaction,
+        let cassette = try TestCassette(location: location, mode: mode, options: options, hooks: hooks, stubs: stubs,
+                                        redaction: redaction,
                                         test: String(test.name.prefix { $0 != "(" }))
         do {
             try await TestCassette.$current.withValue(cassette) {
@@ -70,15 +73,17 @@ extension Trait where Self == CassetteTrait {
     ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise (`TAPEDECK_MODE=record` re-records).
     ///   - options: matching, exhaustion, latency, `secrets` (`<NAME>` in the cassette) and `expiry`.
     ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
+    ///   - stubs: answers for what the cassette does not hold, as values or closures; with stubs the
+    ///     cassette file may be missing.
     ///   - requireAllPlayed: fail the test when recorded interactions were never played.
     ///   - sharedSession: also replay code that uses `URLSession.shared` with no injected session
     ///     (see ``Tapedeck/SharedSessionInterception`` for what it reaches on each platform); such
     ///     tests run one at a time, the others stay parallel.
     public static func cassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
                                 options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
-                                redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,
+                                stubs: [Stub] = [], redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,
                                 sharedSession: Bool = false, filePath: String = #filePath) -> Self {
-        CassetteTrait(name: name, directory: directory, mode: mode, options: options, hooks: hooks, redaction: redaction,
+        CassetteTrait(name: name, directory: directory, mode: mode, options: options, hooks: hooks, stubs: stubs, redaction: redaction,
                       requireAllPlayed: requireAllPlayed, sharedSession: sharedSession, filePath: filePath)
     }
 }

@@ -32,10 +32,13 @@ public final class TestCassette: Sendable {
     /// - Parameters:
     ///   - mode: used unless `TAPEDECK_MODE` in `environment` names another; `replay` by default.
     ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
+    ///   - stubs: answers for what the cassette does not hold; with stubs, a missing cassette in
+    ///     replay mode is not an error (the test runs on stubs alone).
     ///   - live: where requests go when recording; by default a new ephemeral `URLSessionConnector`.
     ///   - test: the test's name, used in the message for a missing cassette.
     public init(location: CassetteLocation, mode: RecordMode = .replay, options: PlaybackOptions = PlaybackOptions(),
-                hooks: PlaybackHooks = PlaybackHooks(), redaction: RedactionRules = .defaults, live: (any HTTPConnector)? = nil,
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [], redaction: RedactionRules = .defaults,
+                live: (any HTTPConnector)? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment, test: String? = nil) throws(TestCassetteError) {
         let resolved: RecordMode
         do {
@@ -48,16 +51,19 @@ public final class TestCassette: Sendable {
         self.mode = resolved
         do {
             switch resolved {
+            case .replay where !exists && !stubs.isEmpty:
+                connector = CassetteConnector(stubs: stubs, options: options, hooks: hooks)
             case .replay where !exists:
                 throw TestCassetteError.missing(name: location.name, file: location.file.path, test: test)
             case .replay:
-                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks)
+                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks, stubs: stubs)
             case .once where exists:
                 // Nothing will be recorded: replay, so that unplayed interactions can be reported.
-                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks)
+                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks, stubs: stubs)
             default:
                 connector = try RecordingConnector(live: live ?? URLSessionConnector(), cassette: location.file, mode: resolved,
-                                                   redaction: redaction, options: options, hooks: hooks, environment: [:])
+                                                   redaction: redaction, options: options, hooks: hooks, stubs: stubs,
+                                                   environment: [:])
             }
         } catch let error as TestCassetteError {
             throw error

@@ -20,10 +20,11 @@ extension XCTestCase {
     /// - Throws: ``TestCassetteError``, e.g. a missing cassette in replay mode, with how to record it.
     public func useCassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
                             options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
-                            redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,
+                            stubs: [Stub] = [], redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,
                             filePath: StaticString = #filePath, line: UInt = #line) throws -> TestCassette {
         let location = try CassetteLocation(name: name, directory: directory, filePath: "\(filePath)")
-        let cassette = try TestCassette(location: location, mode: mode, options: options, hooks: hooks, redaction: redaction,
+        let cassette = try TestCassette(location: location, mode: mode, options: options, hooks: hooks, stubs: stubs,
+                                        redaction: redaction,
                                         test: testMethodName)
         addTeardownBlock {
             do {

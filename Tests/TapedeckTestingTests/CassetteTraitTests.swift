@@ -107,3 +107,17 @@ func image() -> HTTPRequest {
         }
     }
 }
+
+/// The trait with stubs: a test runs on stubs alone, with no cassette file.
+@Suite struct CassetteTraitStubTests {
+    @Test(.cassette("no-such-cassette-stubs-only", stubs: [
+        Stub(request: RequestPattern(method: "GET", path: "/health"), response: StubResponse(status: 200, body: Body(text: "ok"))),
+    ]))
+    func stubsWithoutACassette() async throws {
+        let connector = try TestCassette.connector()
+        let (response, data) = try await connector.send(
+            HTTPRequest(method: .get, scheme: "https", authority: "api.example.test", path: "/health"), body: nil)
+        #expect(response.status == .ok)
+        #expect(String(decoding: data, as: UTF8.self) == "ok")
+    }
+}

@@ -167,3 +167,34 @@ struct LintTests {
                                          message: "no timing recorded; `--latency recorded` serves it with no delay")])
     }
 }
+
+@Suite("lint: stubs and expiry")
+struct LintStubAndExpiryTests {
+    func lint(_ json: String, expireAfterDays: Double? = nil) throws -> [LintFinding] {
+        let cassette = try CassetteCodec().decode(Data(json.utf8))
+        return CassetteLinter(expireAfterDays: expireAfterDays, now: { Date(timeIntervalSince1970: 1_800_000_000) })
+            .lint(cassette, file: "x.json")
+    }
+
+    @Test("a template naming a capture the pattern does not define is an error")
+    func undefinedCapture() throws {
+        let findings = try lint(#"""
+            {"version": 1, "stubs": [{"request": {"path": "/users/{id}", "query": {"page": "{page}"}},
+              "response": {"status": 200, "templated": true, "body": {"text": "{{path.id}} {{path.page}} {{path.user}}"}}}]}
+            """#)
+        #expect(findings.map(\.place) == ["stubs[0].response"])
+        #expect(findings.first?.severity == .error)
+        #expect(findings.first?.message.contains("{{path.user}}") == true)
+    }
+
+    @Test("lint --expire-after lists the interactions older than that")
+    func expired() throws {
+        let json = #"""
+            {"version": 1, "interactions": [
+              {"recordedAt": "2026-01-01T00:00:00.000Z", "request": {"method": "GET", "url": "/old"}, "response": {"status": 200}, "timing": {"firstByteMs": 1, "totalMs": 1}},
+              {"recordedAt": "2027-01-10T00:00:00.000Z", "request": {"method": "GET", "url": "/new"}, "response": {"status": 200}, "timing": {"firstByteMs": 1, "totalMs": 1}}]}
+            """#
+        #expect(try lint(json, expireAfterDays: 30).filter { $0.kind == .expired }.map(\.place) == ["interactions[0]"])
+        #expect(try lint(json).filter { $0.kind == .expired }.isEmpty, "no age, no expiry")
+    }
+}

@@ -34,11 +34,15 @@ struct LintCommand: ParsableCommand {
     @Option(name: .customLong("match-header"), help: ArgumentHelp("Match as replay will with this header compared too.", valueName: "NAME"))
     var matchedHeaders: [String] = []
 
+    @Option(name: .customLong("expire-after"), help: ArgumentHelp("Report interactions recorded more than DAYS days ago (else the cassette's meta.expireAfterDays).", valueName: "DAYS"))
+    var expireAfterDays: Double?
+
     @OptionGroup(title: "Redaction rules a clean cassette satisfies")
     var redaction: ToolingRedactionOptions
 
     func validate() throws {
         if cassettes.isEmpty { throw ToolingFailure.usage("give at least one cassette", command: "lint") }
+        if let expireAfterDays, expireAfterDays <= 0 { throw ToolingFailure.usage("--expire-after must be positive", command: "lint") }
     }
 
     func run() throws {
@@ -53,7 +57,7 @@ struct LintCommand: ParsableCommand {
             let options = MatchOptions(ignoredQueryParameters: Set(ignoredQuery), ignoredJSONPaths: paths,
                                        matchedHeaders: matchedHeaders)
             let rules = try redaction.settings.rules()
-            linter = CassetteLinter(matchOptions: options, redaction: rules)
+            linter = CassetteLinter(matchOptions: options, redaction: rules, expireAfterDays: expireAfterDays)
         } catch {
             throw ToolingFailure.report(error)
         }

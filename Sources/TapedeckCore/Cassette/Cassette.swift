@@ -1,7 +1,7 @@
 import Foundation
 
 /// A cassette: recorded interactions in order, and where they came from.
-public struct Cassette: Sendable, Hashable {
+public struct Cassette: Sendable {
     /// The only format version this release reads and writes.
     public static let formatVersion = 1
 
@@ -9,11 +9,30 @@ public struct Cassette: Sendable, Hashable {
     public var meta: CassetteMeta
     /// The interactions, in recorded order.
     public var interactions: [Interaction]
+    /// Hand-written stubs, consulted when no interaction matches (SPEC section 10).
+    public var stubs: [Stub] = []
+    /// The stubs as the file wrote them, so that recording into the cassette keeps them as they were.
+    var stubsJSON: [JSONValue] = []
 
     /// Creates a cassette.
-    public init(meta: CassetteMeta = CassetteMeta(), interactions: [Interaction] = []) {
+    public init(meta: CassetteMeta = CassetteMeta(), interactions: [Interaction] = [], stubs: [Stub] = []) {
         self.meta = meta
+        self.stubs = stubs
         self.interactions = interactions
+    }
+}
+
+extension Cassette: Hashable {
+    /// Cassettes are equal when their metadata, interactions and stubs as written are.
+    public static func == (lhs: Cassette, rhs: Cassette) -> Bool {
+        lhs.meta == rhs.meta && lhs.interactions == rhs.interactions && lhs.stubsJSON == rhs.stubsJSON
+            && lhs.stubs.count == rhs.stubs.count
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(meta)
+        hasher.combine(interactions)
+        hasher.combine(stubsJSON)
     }
 }
 

@@ -51,7 +51,7 @@ public struct CassetteCodec: Sendable {
         let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
         let fragments = encodeFragments(cassette.interactions, sideFiles: sideFiles)
         let pieces = [Self.head] + FragmentLog.items(fragments.pieces(from: 0), from: 0)
-            + [try tail(meta: cassette.meta, count: fragments.count, file: file)]
+            + [try tail(meta: cassette.meta, stubs: cassette.stubsJSON, count: fragments.count, file: file)]
         return EncodedCassette(pieces: pieces, sideFiles: sideFiles.takePending())
     }
 
@@ -75,15 +75,19 @@ public struct CassetteCodec: Sendable {
     /// The bytes before the first interaction.
     static let head = Array("{\n  \"interactions\" : [".utf8)[...]
 
-    /// The bytes after the last of `count` interactions: the end of the array, `meta` and `version`.
-    func tail(meta: CassetteMeta, count: Int, file: URL?) throws(CassetteError) -> FragmentLog.Piece {
+    /// The bytes after the last of `count` interactions: the end of the array, `meta`, the
+    /// hand-written `stubs` as they were read (when there are any) and `version`.
+    func tail(meta: CassetteMeta, stubs: [JSONValue] = [], count: Int, file: URL?) throws(CassetteError) -> FragmentLog.Piece {
         let metaBytes: [UInt8]
+        let stubBytes: [UInt8]
         do {
             metaBytes = Self.indented(try Self.prettyEncoder(sideFiles: nil).encode(meta), by: 2)
+            stubBytes = stubs.isEmpty ? []
+                : Array(",\n  \"stubs\" : ".utf8) + Self.indented(try Self.prettyEncoder(sideFiles: nil).encode(stubs), by: 2)
         } catch {
             throw CassetteError(file: file?.path, kind: .io("cannot encode meta: \(error)"))
         }
-        return (Array((count == 0 ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8) + metaBytes
+        return (Array((count == 0 ? "],\n  \"meta\" : " : "\n  ],\n  \"meta\" : ").utf8) + metaBytes + stubBytes
             + Array(",\n  \"version\" : \(Cassette.formatVersion)\n}\n".utf8))[...]
     }
 

@@ -14,7 +14,7 @@ private enum BodyKey: String, CodingKey, CaseIterable {
 
 extension KeyedDecodingContainer {
     /// Reads an optional body: absent means empty; otherwise exactly one of text, base64, json, file.
-    fileprivate func decodeBody(forKey key: Key, sideFiles: SideFiles?) throws -> Body {
+    func decodeBody(forKey key: Key, sideFiles: SideFiles?) throws -> Body {
         guard contains(key) else { return .empty }
         let body = try nestedContainer(keyedBy: BodyKey.self, forKey: key)
         let present = BodyKey.forms.filter(body.contains)
@@ -183,14 +183,21 @@ extension Interaction: Codable {
 }
 
 extension Cassette: Decodable {
-    private enum CodingKeys: String, CodingKey { case version, meta, interactions }
+    private enum CodingKeys: String, CodingKey { case version, meta, interactions, stubs }
 
-    /// Reads a cassette, refusing an unknown version before looking at anything else.
+    /// Reads a cassette, refusing an unknown version before looking at anything else. A file
+    /// with only `stubs` (a stub file) needs no `interactions`.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let version = try container.decode(Int.self, forKey: .version)
         guard version == Cassette.formatVersion else { throw CassetteError(file: nil, kind: .unsupportedVersion(version)) }
         meta = try container.decodeIfPresent(CassetteMeta.self, forKey: .meta) ?? CassetteMeta()
-        interactions = try container.decode([Interaction].self, forKey: .interactions)
+        if container.contains(.stubs) {
+            stubs = try container.decode([Stub].self, forKey: .stubs)
+            stubsJSON = try container.decode([JSONValue].self, forKey: .stubs)
+            interactions = try container.decodeIfPresent([Interaction].self, forKey: .interactions) ?? []
+        } else {
+            interactions = try container.decode([Interaction].self, forKey: .interactions)
+        }
     }
 }

@@ -159,3 +159,18 @@ public struct JSONPathError: Error, CustomStringConvertible, Sendable, Equatable
 
     public var description: String { "invalid JSON path \"\(path)\": \(message)" }
 }
+
+extension JSONPath {
+    /// The values at every place in `value` this path names, in document order.
+    public func values(in value: JSONValue) -> [JSONValue] {
+        places(in: value).compactMap { place in
+            place.segments.reduce(Optional(value)) { current, segment in
+                switch (segment, current) {
+                case let (.key(name), .object(members)?): return members[name]
+                case let (.index(index), .array(items)?): return items.indices.contains(index) ? items[index] : nil
+                default: return nil
+                }
+            }
+        }
+    }
+}

@@ -41,6 +41,18 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
         public var differences: [String]
     }
 
+    /// A stub close to the request, and the pattern field it failed.
+    public struct StubNearMiss: Sendable, Hashable, Codable {
+        /// The stub's id.
+        public var id: String
+        /// Its name, if any.
+        public var name: String?
+        /// The first pattern field it failed, such as `path` or `json`.
+        public var failedField: String
+        /// What differed.
+        public var difference: String
+    }
+
     /// Why nothing was served.
     public var reason: Reason
     /// The request as received.
@@ -51,6 +63,8 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
     public var rules: [String]
     /// Up to three nearest recorded requests; for `exhausted`, the ones already played.
     public var nearest: [NearMiss]
+    /// Up to three nearest stubs, when there are stubs.
+    public var nearestStubs: [StubNearMiss]?
     /// What to do next.
     public var hint: String
 
@@ -77,6 +91,13 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
                 for (rule, difference) in zip(miss.failedRules, miss.differences) {
                     lines.append("      \(rule): \(difference)")
                 }
+            }
+        }
+        if let nearestStubs, !nearestStubs.isEmpty {
+            lines.append("  nearest stubs:")
+            for stub in nearestStubs {
+                lines.append("    \(stub.name.map { "\"\($0)\" (\(stub.id))" } ?? stub.id), failed: \(stub.failedField)")
+                lines.append("      \(stub.failedField): \(stub.difference)")
             }
         }
         lines.append("  \(hint)")

@@ -59,43 +59,29 @@ public struct JournalDocument: Sendable, Hashable, Codable {
 
 /// A bounded, thread-safe journal of the latest requests.
 public final class Journal: Sendable {
-    private struct State {
-        var entries: [JournalEntry] = []
-        var start = 0
-        var dropped = 0
-    }
+    private let log: BoundedLog<JournalEntry>
 
     /// The most entries kept (default 1,000).
-    public let capacity: Int
-    private let state = Locked(State())
+    public var capacity: Int { log.capacity }
 
     /// Creates a journal keeping at most `capacity` entries.
     public init(capacity: Int = 1000) {
-        self.capacity = max(1, capacity)
+        log = BoundedLog(capacity: capacity)
     }
 
     /// Adds an entry, dropping the oldest when full.
     public func append(_ entry: JournalEntry) {
-        state.withLock { state in
-            if state.entries.count < capacity {
-                state.entries.append(entry)
-            } else {
-                state.entries[state.start] = entry
-                state.start = (state.start + 1) % capacity
-                state.dropped += 1
-            }
-        }
+        log.append(entry)
     }
 
     /// The entries, oldest first, and the number dropped.
     public func document() -> JournalDocument {
-        state.withLock { state in
-            JournalDocument(entries: Array(state.entries[state.start...] + state.entries[..<state.start]), dropped: state.dropped)
-        }
+        let (entries, dropped) = log.snapshot()
+        return JournalDocument(entries: entries, dropped: dropped)
     }
 
     /// Empties the journal.
     public func reset() {
-        state.withLock { $0 = State() }
+        log.reset()
     }
 }

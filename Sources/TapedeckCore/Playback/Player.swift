@@ -13,6 +13,8 @@ public final class Player: Sendable {
     public let interactions: [Interaction]
     /// The options in force.
     public let options: PlaybackOptions
+    /// The stubs consulted when no recording matches, their scenarios, and the request log `verify` reads.
+    public let stubs: StubSet
     private let matcher: Matcher
     private let hooks: PlaybackHooks
     private let cassetteNames: [String]
@@ -23,8 +25,10 @@ public final class Player: Sendable {
     private let playCounts = Locked<[String: [Int: Int]]>([:])
 
     /// Creates a player over one or more named cassettes, searched in order.
+    ///
+    /// - Parameter stubs: stubs given in code, consulted after the cassettes' own stubs.
     public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions(),
-                hooks: PlaybackHooks = PlaybackHooks()) {
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) {
         var interactions: [Interaction] = []
         var cassetteOfIndex: [Int] = []
         var firstIndexOfCassette: [Int] = []
@@ -40,13 +44,14 @@ public final class Player: Sendable {
         self.firstIndexOfCassette = firstIndexOfCassette
         self.expiryDays = cassettes.map { options.expiry.days(for: $0.cassette.meta) }
         self.hooks = hooks
+        self.stubs = StubSet(cassettes.flatMap(\.cassette.stubs) + stubs, seed: options.latency.jitter?.seed ?? 0, now: hooks.now)
         self.matcher = Matcher(interactions: interactions, options: options.match)
     }
 
     /// Creates a player over one cassette.
     public convenience init(cassette: Cassette, name: String, options: PlaybackOptions = PlaybackOptions(),
-                            hooks: PlaybackHooks = PlaybackHooks()) {
-        self.init(cassettes: [(name, cassette)], options: options, hooks: hooks)
+                            hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) {
+        self.init(cassettes: [(name, cassette)], options: options, hooks: hooks, stubs: stubs)
     }
 
     /// The names of the cassettes, in search order.
@@ -55,13 +60,20 @@ public final class Player: Sendable {
     /// Serves a request for a session (`""` is the shared default session).
     public func play(_ incoming: CassetteRequest, session: String = "") -> PlaybackResult {
         let request = options.secrets.conceal(incoming)
+        stubs.log(request, session: session)
         let matched = matcher.matches(request)
         let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
         guard !candidates.isEmpty else {
+            if let served = stubs.answer(request, session: session) { return .played(playback(of: served, for: request)) }
             let nearest = matched.isEmpty
                 ? matcher.nearMisses(for: request)
                 : matched.prefix(3).map { ($0, failedCustomRules(matched: $0, request)) }
-            return .unmatched(diagnosis(for: request, reason: .noMatch, nearest: nearest))
+            var unmatched = diagnosis(for: request, reason: .noMatch, nearest: nearest)
+            unmatched.nearestStubs = stubs.nearMisses(for: request, session: session).map {
+                MatchDiagnosis.StubNearMiss(id: $0.stub.id, name: $0.stub.name, failedField: $0.failure.field,
+                                            difference: $0.failure.difference)
+            }
+            return .unmatched(unmatched)
         }
         let now = hooks.now()
         let fresh = candidates.filter { !isExpired($0, now: now) }
@@ -84,6 +96,21 @@ public final class Player: Sendable {
             playCount: choice.playCount,
             delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount),
             isExpired: isExpired(choice.index, now: now)))
+    }
+
+    /// A stub's answer as a playback: an interaction made of the request and the stub's response.
+    private func playback(of served: StubSet.Served, for request: CassetteRequest) -> Playback {
+        let response = served.response
+        let delay = Duration.milliseconds(response.delayMs ?? 0)
+        var playback = Playback(
+            interaction: Interaction(request: request,
+                                     response: CassetteResponse(status: response.status, headers: response.headers, body: response.body),
+                                     delayMs: response.delayMs),
+            cassette: "stubs", index: -1, playCount: served.playCount,
+            delay: ResponseDelay(head: delay, total: delay))
+        playback.stub = Playback.StubServed(id: served.stub.id, name: served.stub.name)
+        playback.fault = response.fault
+        return playback
     }
 
     /// The custom rules the interaction at `index` fails for the request, as rule failures.
@@ -117,9 +144,10 @@ public final class Player: Sendable {
         return (chosen, playCount)
     }
 
-    /// Puts every session back to the start.
+    /// Puts every session back to the start: playback positions, stub scenarios, and the request log.
     public func reset() {
         playCounts.withLock { $0 = [:] }
+        stubs.reset()
     }
 
     /// How often each interaction was played, over all sessions, by cassette and position.
@@ -188,4 +216,16 @@ public struct Playback: Sendable {
     public let delay: ResponseDelay
     /// Whether the interaction is older than the expiry age (served under `--on-expired warn`).
     public var isExpired: Bool = false
+    /// The stub that answered, when a stub did (then `index` is -1 and `cassette` is `stubs`).
+    public var stub: StubServed?
+    /// The broken connection the stub asks for instead of an answer.
+    public var fault: StubFault?
+
+    /// A stub that answered a request.
+    public struct StubServed: Sendable, Hashable {
+        /// Its id.
+        public let id: String
+        /// Its name, if it has one.
+        public let name: String?
+    }
 }

@@ -31,6 +31,8 @@ final class CassetteWriter: Sendable {
     static let longestDelay: Duration = .milliseconds(800)
 
     let file: URL
+    /// The cassette's hand-written stubs, written back as they were read.
+    private let stubs: [JSONValue]
     private let codec: CassetteCodec
     private let flushDelay: Duration
     private let onError: @Sendable (CassetteError) -> Void
@@ -40,9 +42,10 @@ final class CassetteWriter: Sendable {
     private let queue = DispatchQueue(label: "tapedeck.cassette-writer")
 
     /// Creates a writer that keeps `existing` interactions first, unchanged and in order.
-    init(file: URL, codec: CassetteCodec, meta: CassetteMeta, existing: [Interaction], flushDelay: Duration,
-         keepsSpare: Bool, onError: @escaping @Sendable (CassetteError) -> Void) {
+    init(file: URL, codec: CassetteCodec, meta: CassetteMeta, existing: [Interaction], stubs: [JSONValue] = [],
+         flushDelay: Duration, keepsSpare: Bool, onError: @escaping @Sendable (CassetteError) -> Void) {
         self.file = file
+        self.stubs = stubs
         growingFile = GrowingFile(url: file, keepsSpare: keepsSpare)
         self.codec = codec
         self.flushDelay = flushDelay
@@ -107,7 +110,7 @@ final class CassetteWriter: Sendable {
         let existingFragments = encodedExisting ?? codec.encodeFragments(existing, sideFiles: sideFiles)
         do throws(CassetteError) {
             let count = existingCount + recorded.count
-            let tail = try codec.tail(meta: meta, count: count, file: file)
+            let tail = try codec.tail(meta: meta, stubs: stubs, count: count, file: file)
             let pendingSideFiles = sideFiles.takePending()
             do {
                 try SideFiles.write(pendingSideFiles, into: file.deletingLastPathComponent())

@@ -21,7 +21,7 @@ public final class Recorder: Sendable {
     public let mode: RecordMode
     /// The cassette file.
     public let file: URL
-    private let player: Player?
+    private let player: Player
     private let redactor: Redactor
     private let secrets: Secrets
     private let expiryPolicy: ExpiryPolicy
@@ -37,14 +37,18 @@ public final class Recorder: Sendable {
     ///   - keepsSpareFile: save by appending to a spare copy kept beside the cassette, so a long
     ///     recording costs linear time (see ``finish()``); otherwise each save writes the whole file.
     ///   - hooks: custom match rules and `beforePlayback` for what is replayed, `beforeRecord` for what is written.
+    ///   - stubs: stubs given in code, consulted after the cassette's own when no recording
+    ///     matches: a stub wins over the network.
     ///   - onSaveError: called from the background saver when a save fails (disk full, say).
     public init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
-                playback: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
+                playback: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [],
                 codec: CassetteCodec = CassetteCodec(),
                 flushDelay: Duration = .milliseconds(200), keepsSpareFile: Bool = false,
                 onSaveError: @escaping @Sendable (CassetteError) -> Void = { _ in }) throws(CassetteError) {
         let exists = FileManager.default.fileExists(atPath: file.path)
-        let existing: Cassette? = exists && mode != .all ? try codec.load(file) : nil
+        // `all` starts a fresh cassette: its old interactions go, its hand-written stubs stay (when it still parses).
+        var existing: Cassette? = exists ? (mode == .all ? try? codec.load(file) : try codec.load(file)) : nil
+        if mode == .all { existing?.interactions = [] }
         if mode == .replay && existing == nil {
             throw CassetteError(file: file.path, kind: .io(
                 "the cassette does not exist; record it first (TAPEDECK_MODE=once or new-episodes, or `tapedeck record`)"))
@@ -55,11 +59,12 @@ public final class Recorder: Sendable {
         self.secrets = playback.secrets
         self.expiryPolicy = playback.expiry.policy
         self.beforeRecord = hooks.beforeRecord
-        self.player = existing.map { Player(cassette: $0, name: file.path, options: playback, hooks: hooks) }
-        let records = mode == .all || mode == .newEpisodes || (mode == .once && existing == nil)
+        self.player = Player(cassette: existing ?? Cassette(), name: file.path, options: playback, hooks: hooks, stubs: stubs)
+        let records = mode == .all || mode == .newEpisodes || (mode == .once && !exists)
+        let meta = mode == .all ? .now() : existing?.meta ?? .now()
         self.writer = records
-            ? CassetteWriter(file: file, codec: codec, meta: existing?.meta ?? .now(), existing: existing?.interactions ?? [],
-                             flushDelay: flushDelay, keepsSpare: keepsSpareFile, onError: onSaveError)
+            ? CassetteWriter(file: file, codec: codec, meta: meta, existing: existing?.interactions ?? [],
+                             stubs: existing?.stubsJSON ?? [], flushDelay: flushDelay, keepsSpare: keepsSpareFile, onError: onSaveError)
             : nil
     }
 
@@ -68,7 +73,6 @@ public final class Recorder: Sendable {
 
     /// Decides what to do with a request.
     public func route(_ request: CassetteRequest, session: String = "") -> Route {
-        guard let player, mode != .all else { return .forward }
         switch player.play(request, session: session) {
         case .played(let playback): return .replay(playback)
         case .unmatched(let diagnosis) where diagnosis.reason == .expired && expiryPolicy == .error:
@@ -109,5 +113,11 @@ public final class Recorder: Sendable {
     }
 
     /// How many interactions the cassette holds now: the earlier ones and those recorded in this run.
-    public var interactionCount: Int { writer?.interactionCount ?? player?.interactions.count ?? 0 }
+    public var interactionCount: Int { writer?.interactionCount ?? player.interactions.count }
+
+    /// The stubs consulted before forwarding, and the request log `verify` reads.
+    public var stubs: StubSet { player.stubs }
+
+    /// Puts playback positions and stub scenarios back to the start.
+    public func reset() { player.reset() }
 }

@@ -10,28 +10,24 @@ public final class UnmatchedLog: Sendable {
         public var dropped: Int
     }
 
-    private let capacity: Int
-    private let state = Locked(Document(unmatched: [], dropped: 0))
+    private let log: BoundedLog<MatchDiagnosis>
 
     /// Creates a log keeping at most `capacity` diagnoses.
     public init(capacity: Int = 100) {
-        self.capacity = max(1, capacity)
+        log = BoundedLog(capacity: capacity)
     }
 
     /// Adds a diagnosis, dropping the oldest when full.
     public func append(_ diagnosis: MatchDiagnosis) {
-        state.withLock { state in
-            state.unmatched.append(diagnosis)
-            if state.unmatched.count > capacity {
-                state.unmatched.removeFirst()
-                state.dropped += 1
-            }
-        }
+        log.append(diagnosis)
     }
 
     /// The current document.
-    public func document() -> Document { state.withLock { $0 } }
+    public func document() -> Document {
+        let (unmatched, dropped) = log.snapshot()
+        return Document(unmatched: unmatched, dropped: dropped)
+    }
 
     /// Empties the log.
-    public func reset() { state.withLock { $0 = Document(unmatched: [], dropped: 0) } }
+    public func reset() { log.reset() }
 }

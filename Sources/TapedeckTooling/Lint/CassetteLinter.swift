@@ -10,13 +10,20 @@ public struct CassetteLinter: Sendable {
     public var redaction: RedactionRules
     /// The codec that reads the files.
     public var codec: CassetteCodec
+    /// Report interactions older than this many days (else the cassette's `meta.expireAfterDays`, if any).
+    public var expireAfterDays: Double?
+    /// The current time, for expiry.
+    public var now: @Sendable () -> Date
 
     /// Creates a linter.
     public init(matchOptions: MatchOptions = .default, redaction: RedactionRules = .defaults,
-                codec: CassetteCodec = CassetteCodec()) {
+                codec: CassetteCodec = CassetteCodec(), expireAfterDays: Double? = nil,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.matchOptions = matchOptions
         self.redaction = redaction
         self.codec = codec
+        self.expireAfterDays = expireAfterDays
+        self.now = now
     }
 
     /// Every finding for a cassette file: one schema error if it does not load, otherwise the checks.
@@ -53,6 +60,16 @@ public struct CassetteLinter: Sendable {
             }
             if interaction.chunks != nil && !interaction.response.body.isEmpty {
                 warn(.content, "\(place).response.body", "has both a body and chunks; replay serves the chunks and ignores the body")
+            }
+            let days = ExpiryOptions(days: expireAfterDays).days(for: cassette.meta)
+            if ExpiryOptions.isExpired(recordedAt: interaction.recordedAt, days: days, now: now()), let days {
+                warn(.expired, place, "recorded \(interaction.recordedAt ?? ""), more than \(days.formatted()) days ago; "
+                     + "re-record it (tapedeck record --on-expired rerecord)")
+            }
+        }
+        for (index, stub) in cassette.stubs.enumerated() {
+            for problem in StubCheck.undefinedCaptures(in: stub) {
+                findings.append(LintFinding(severity: .error, kind: .stub, file: file, place: "stubs[\(index)].response", message: problem))
             }
         }
         return findings

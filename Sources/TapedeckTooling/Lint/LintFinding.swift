@@ -22,6 +22,10 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
         case timing
         /// Something else that replay would not do as the file suggests.
         case content
+        /// A stub whose template names something its pattern does not capture.
+        case stub
+        /// An interaction older than the expiry age.
+        case expired
     }
 
     /// How serious it is.

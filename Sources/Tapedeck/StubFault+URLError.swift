@@ -1,0 +1,14 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension StubFault {
+    /// The error URLSession gives for this broken connection: a lost connection for `reset`,
+    /// `empty` and `truncate`, a bad server response for `malformed`.
+    func urlError(for url: String) -> URLError {
+        let code: URLError.Code = self == .malformed ? .badServerResponse : .networkConnectionLost
+        return URLError(code, userInfo: [NSURLErrorFailingURLStringErrorKey: url,
+                                         NSLocalizedDescriptionKey: "Tapedeck stub fault \(rawValue)"])
+    }
+}

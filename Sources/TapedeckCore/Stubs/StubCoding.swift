@@ -1,0 +1,94 @@
+import Foundation
+
+// Reading stubs from cassettes and stub files (SPEC section 10). Unknown fields are refused, so a
+// misspelt `bodyContain` fails loudly instead of matching everything; every error names the JSON
+// path (`stubs[2].request.pathRegex`), as cassette errors do.
+
+/// Any key, for refusing the ones a stub does not know.
+private struct AnyKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// Throws when the object at this place has a key outside `known`.
+    fileprivate func refuseUnknownKeys(_ known: [String], in what: String) throws {
+        let container = try self.container(keyedBy: AnyKey.self)
+        for key in container.allKeys where !known.contains(key.stringValue) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "\(what) has no field \"\(key.stringValue)\"; known: \(known.joined(separator: ", "))")
+        }
+    }
+}
+
+extension Stub: Decodable {
+    private enum CodingKeys: String, CodingKey, CaseIterable { case id, name, priority, scenario, request, response }
+
+    /// Reads a stub.
+    public init(from decoder: Decoder) throws {
+        try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), in: "a stub")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decodeIfPresent(String.self, forKey: .id) ?? "",
+                  name: try container.decodeIfPresent(String.self, forKey: .name),
+                  priority: try container.decodeIfPresent(Int.self, forKey: .priority) ?? 5,
+                  scenario: try container.decodeIfPresent(StubScenario.self, forKey: .scenario),
+                  request: try container.decodeIfPresent(RequestPattern.self, forKey: .request) ?? RequestPattern(),
+                  answer: .response(try container.decode(StubResponse.self, forKey: .response)))
+    }
+}
+
+extension RequestPattern: Decodable {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case method, host, path, pathRegex, query, headers, form, json, bodyContains
+    }
+
+    /// Reads a request pattern.
+    public init(from decoder: Decoder) throws {
+        try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), in: "a request pattern")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        var regex: StubRegex?
+        if let pattern = try container.decodeIfPresent(String.self, forKey: .pathRegex) {
+            do {
+                regex = try StubRegex(pattern)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: .pathRegex, in: container, debugDescription: "\(error)")
+            }
+        }
+        let query = try container.decodeIfPresent([String: String].self, forKey: .query) ?? [:]
+        let headers = try container.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+        let form = try container.decodeIfPresent([String: String].self, forKey: .form) ?? [:]
+        let method = try container.decodeIfPresent(String.self, forKey: .method)
+        let host = try container.decodeIfPresent(String.self, forKey: .host)
+        let path = try container.decodeIfPresent(String.self, forKey: .path)
+        let json = try container.decodeIfPresent(JSONValue.self, forKey: .json)
+        let bodyContains = try container.decodeIfPresent(String.self, forKey: .bodyContains)
+        self.init(method: method, host: host, path: path, pathRegex: regex,
+                  query: query.mapValues { ValuePattern($0) }, headers: headers.mapValues { ValuePattern($0) },
+                  form: form.mapValues { ValuePattern($0) }, json: json, bodyContains: bodyContains)
+    }
+}
+
+extension StubResponse: Decodable {
+    private enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, body, delayMs, templated, fault }
+
+    /// Reads a stub's response; a `fault` needs no status.
+    public init(from decoder: Decoder) throws {
+        try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), in: "a stub response")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let fault = try container.decodeIfPresent(StubFault.self, forKey: .fault)
+        let status = try container.decodeIfPresent(Int.self, forKey: .status) ?? (fault == nil ? nil : 200)
+        guard let status, (100...999).contains(status) else {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: container,
+                                                   debugDescription: "a stub response needs a status from 100 to 999 (or a fault)")
+        }
+        self.init(status: status,
+                  headers: try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:],
+                  body: try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles),
+                  delayMs: try container.decodeIfPresent(Double.self, forKey: .delayMs),
+                  templated: try container.decodeIfPresent(Bool.self, forKey: .templated) ?? false,
+                  fault: fault)
+    }
+}
