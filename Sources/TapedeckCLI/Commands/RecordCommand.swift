@@ -63,6 +63,8 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Seconds a silent client connection is kept open.")
     var idleTimeout = 60
 
+    @OptionGroup(title: "Stubs, secrets and expiry") var lifecycle: LifecycleOptions
+
     @OptionGroup var safety: ServerSafetyOptions
 
     func run() async throws {
@@ -86,10 +88,14 @@ struct RecordCommand: AsyncParsableCommand {
             }
             let redaction = (noDefaultRedactions ? RedactionRules.none : RedactionRules.defaults)
                 .adding(headers: redactHeader, queryParameters: redactQuery, jsonPaths: paths)
-            let settings = RecordSettings(
+            var playback = PlaybackOptions()
+            try lifecycle.apply(to: &playback)
+            var settings = RecordSettings(
                 cassette: URL(filePath: cassette), target: target, mode: recordMode, redaction: redaction,
                 trust: UpstreamTrust(extraRoots: upstreamCa.map { URL(filePath: $0) }, insecure: insecureUpstream),
-                passthroughHosts: Set(passthroughHost), upstreamTimeout: .seconds(Int64(upstreamTimeout)))
+                passthroughHosts: Set(passthroughHost), upstreamTimeout: .seconds(Int64(upstreamTimeout)), playback: playback)
+            settings.stubs = try lifecycle.loadStubs()
+            settings.hooks = lifecycle.hooks
             responder = try RecordResponder(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: configuration.authorityHome),
                                             onError: { message in FileHandle.standardError.write(Data("tapedeck record: \(message)\n".utf8)) })

@@ -65,6 +65,8 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Seconds a silent connection is kept open.")
     var idleTimeout = 60
 
+    @OptionGroup(title: "Stubs, secrets and expiry") var lifecycle: LifecycleOptions
+
     @OptionGroup var safety: ServerSafetyOptions
 
     func run() async throws {
@@ -78,11 +80,11 @@ struct ReplayCommand: AsyncParsableCommand {
         settings.ignoredJSONPaths = ignoreJsonPath
         settings.ignoreBody = ignoreBody
         settings.matchedHeaders = matchHeader
-        let options: PlaybackOptions
+        var options: PlaybackOptions
         let deck: ReplayDeck
         do {
-            guard !cassettes.isEmpty || cassetteDir != nil else {
-                throw SettingsError(message: "give at least one cassette, or --cassette-dir")
+            guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty else {
+                throw SettingsError(message: "give at least one cassette, --stubs FILE or --cassette-dir")
             }
             guard (100...999).contains(unmatchedStatus) else {
                 throw SettingsError(message: "--unmatched-status must be from 100 to 999, not \(unmatchedStatus)")
@@ -90,7 +92,10 @@ struct ReplayCommand: AsyncParsableCommand {
             guard (0...65535).contains(port) else { throw SettingsError(message: "--port must be from 0 to 65535") }
             guard maxBody >= 0, idleTimeout > 0 else { throw SettingsError(message: "--max-body and --idle-timeout must be positive") }
             options = try settings.playbackOptions()
-            deck = try ReplayResponder.loadDeck(files: cassettes.map { URL(filePath: $0) }, options: options)
+            try lifecycle.apply(to: &options)
+            deck = try ReplayResponder.loadDeck(files: cassettes.map { URL(filePath: $0) },
+                                                stubFiles: lifecycle.stubFiles.map { URL(filePath: $0) },
+                                                options: options, hooks: lifecycle.hooks)
         } catch {
             FileHandle.standardError.write(Data("tapedeck replay: \(error)\n".utf8))
             throw ExitCode(2)

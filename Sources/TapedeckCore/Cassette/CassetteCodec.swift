@@ -111,7 +111,7 @@ public struct CassetteCodec: Sendable {
 
     // MARK: Errors
 
-    private static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
+    static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
         switch error {
         case let .typeMismatch(_, context), let .valueNotFound(_, context):
             return .content(path: path(context.codingPath), message: context.debugDescription)

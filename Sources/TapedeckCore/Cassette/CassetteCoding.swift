@@ -193,8 +193,12 @@ extension Cassette: Decodable {
         guard version == Cassette.formatVersion else { throw CassetteError(file: nil, kind: .unsupportedVersion(version)) }
         meta = try container.decodeIfPresent(CassetteMeta.self, forKey: .meta) ?? CassetteMeta()
         if container.contains(.stubs) {
-            stubs = try container.decode([Stub].self, forKey: .stubs)
             stubsJSON = try container.decode([JSONValue].self, forKey: .stubs)
+            stubs = zip(try container.decode([Stub].self, forKey: .stubs), stubsJSON).map { stub, json in
+                var stub = stub
+                stub.definition = json
+                return stub
+            }
             interactions = try container.decodeIfPresent([Interaction].self, forKey: .interactions) ?? []
         } else {
             interactions = try container.decode([Interaction].self, forKey: .interactions)

@@ -107,7 +107,7 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
 
 extension MatchDiagnosis.ReceivedRequest {
     /// Summarizes a request for a diagnosis.
-    init(_ request: CassetteRequest) {
+    public init(_ request: CassetteRequest) {
         method = request.method
         url = request.url
         headers = request.headers.grouped

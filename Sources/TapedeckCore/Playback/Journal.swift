@@ -29,6 +29,8 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     public var cassette: String?
     /// The interaction's position in that cassette, if any.
     public var index: Int?
+    /// The stub that answered, by id, if a stub did.
+    public var stub: String?
 
     /// Creates an entry.
     public init(time: String, method: String, url: String, session: String?, outcome: Outcome,
@@ -40,6 +42,15 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         self.outcome = outcome
         self.cassette = cassette
         self.index = index
+    }
+}
+
+extension JournalEntry {
+    /// The entry for a served playback: the interaction's place, or the stub that answered.
+    public init(played playback: Playback, request: CassetteRequest, session: String?) {
+        self.init(time: Timestamp.now(), method: request.method, url: request.url, session: session, outcome: .played,
+                  cassette: playback.stub == nil ? playback.cassette : nil, index: playback.stub == nil ? playback.index : nil)
+        stub = playback.stub?.id
     }
 }
 

@@ -33,6 +33,8 @@ public struct Stub: Sendable {
     public var request: RequestPattern
     /// The answer.
     public var answer: Answer
+    /// The stub as JSON, when it was read from JSON: what the admin API lists.
+    public internal(set) var definition: JSONValue?
 
     /// A stub answering with a response value.
     public init(name: String? = nil, priority: Int = 5, scenario: StubScenario? = nil,

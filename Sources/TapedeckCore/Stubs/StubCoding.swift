@@ -92,3 +92,33 @@ extension StubResponse: Decodable {
                   fault: fault)
     }
 }
+
+extension Stub {
+    /// Reads stubs sent at run time: one stub object, or `{"stubs": [...]}`. Errors name the
+    /// JSON path of the field (`stubs[1].request.pathRegex`, or `request.pathRegex` for one stub).
+    public static func decodeList(from data: Data) throws(CassetteError) -> [Stub] {
+        let decoder = JSONDecoder()
+        do {
+            let json = try decoder.decode(JSONValue.self, from: data)
+            if case .object(let members) = json, case .array(let list)? = members["stubs"] {
+                return zip(try decoder.decode(StubList.self, from: data).stubs, list).map { $0.with(definition: $1) }
+            }
+            return [try decoder.decode(Stub.self, from: data).with(definition: json)]
+        } catch let error as DecodingError {
+            throw CassetteError(file: nil, kind: CassetteCodec.kind(of: error, in: data))
+        } catch {
+            throw CassetteError(file: nil, kind: .io("\(error)"))
+        }
+    }
+
+    private func with(definition: JSONValue) -> Stub {
+        var stub = self
+        stub.definition = definition
+        return stub
+    }
+}
+
+/// `{"stubs": [...]}`.
+private struct StubList: Decodable {
+    let stubs: [Stub]
+}

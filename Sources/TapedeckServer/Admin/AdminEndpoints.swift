@@ -3,7 +3,8 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// The admin API under `/__tapedeck/`: health, journal, unmatched, reset and the CA certificate.
+/// The admin API under `/__tapedeck/`: health, journal, unmatched, reset, the CA certificate, and
+/// the run-time stubs and verification of ``StubEndpoints``.
 public struct AdminEndpoints: Sendable {
     /// The path prefix of every admin endpoint.
     public static let prefix = "/__tapedeck/"
@@ -28,6 +29,8 @@ public struct AdminEndpoints: Sendable {
     public var journal: Journal
     /// The unmatched requests.
     public var unmatched: UnmatchedLog
+    /// The stubs run-time requests add to and verification reads.
+    public var stubs: StubSet
     /// Puts playback positions back to the start.
     public var resetPlayback: @Sendable () -> Void
     /// The local CA, for `ca.pem`.
@@ -38,6 +41,7 @@ public struct AdminEndpoints: Sendable {
         let path = request.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.head.uri
         let endpoint = path.dropFirst(Self.prefix.count)
         let method = request.head.method
+        if StubEndpoints(stubs: stubs).respond(to: endpoint, request: request, sink: sink) { return }
         switch (endpoint, method) {
         case ("health", .GET), ("health", .HEAD):
             let (names, count) = cassettes()
@@ -65,7 +69,7 @@ public struct AdminEndpoints: Sendable {
                       body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
         default:
             sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
-                      body: ByteBuffer(string: "no admin endpoint \(path); try health, journal, unmatched, reset or ca.pem\n"))
+                      body: ByteBuffer(string: "no admin endpoint \(path); try health, journal, unmatched, reset, stubs, verify or ca.pem\n"))
         }
     }
 

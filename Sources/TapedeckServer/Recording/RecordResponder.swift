@@ -33,7 +33,7 @@ public final class RecordResponder: Responder {
         base = try settings.targetBase()
         forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout)
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
-                                playback: settings.playback, keepsSpareFile: true,
+                                playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in onError("cannot save: \(error)") })
         onSaveError = onError
         journal = Journal(capacity: configuration.journalCapacity)
@@ -54,7 +54,8 @@ public final class RecordResponder: Responder {
         admin = AdminEndpoints(
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
-            journal: journal, unmatched: unmatched, resetPlayback: {}, authority: authority)
+            journal: journal, unmatched: unmatched, stubs: recorder.stubs,
+            resetPlayback: { [recorder] in recorder.reset() }, authority: authority)
     }
 
     /// Waits for the exchanges under way, saves everything recorded and removes the spare file.
@@ -104,11 +105,15 @@ public final class RecordResponder: Responder {
         }
         switch recorder.route(cassetteRequest, session: session) {
         case .replay(let playback):
-            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
-                                        session: session.isEmpty ? nil : session, outcome: .played,
-                                        cassette: playback.cassette, index: playback.index))
+            journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session.isEmpty ? nil : session))
             do {
-                sink.send(try PreparedResponse(playback.interaction), delay: playback.delay, arrival: request.arrival)
+                var response = try PreparedResponse(playback.interaction)
+                if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
+                if let fault = playback.fault {
+                    sink.fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
+                } else {
+                    sink.send(response, delay: playback.delay, arrival: request.arrival)
+                }
             } catch {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
             }

@@ -20,6 +20,10 @@ public struct RecordSettings: Sendable {
     public var upstreamTimeout: TimeAmount
     /// How matching and playback work for what the cassette already holds.
     public var playback: PlaybackOptions
+    /// Stubs from `--stubs` files: they answer before the network.
+    public var stubs: [Stub] = []
+    /// The clock of expiry and of `{{now}}`.
+    public var hooks = PlaybackHooks()
 
     /// Creates settings with the documented defaults.
     public init(cassette: URL, target: String? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,

@@ -36,5 +36,18 @@ public struct PreparedResponse: Sendable {
         head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
     }
 
+    private init(head: HTTPResponseHead, body: ByteBuffer, chunks: [ByteBuffer]?) {
+        self.head = head
+        self.body = body
+        self.chunks = chunks
+    }
+
+    /// The same response with one more header (`Tapedeck-Warning: expired`, say).
+    public func adding(header name: String, value: String) -> PreparedResponse {
+        var head = head
+        head.headers.add(name: name, value: value)
+        return PreparedResponse(head: head, body: body, chunks: chunks)
+    }
+
     private static func mayHaveBody(_ code: UInt) -> Bool { code >= 200 && code != 204 && code != 304 }
 }

@@ -6,8 +6,9 @@ public final class ReplayDeck: Sendable {
     public let player: Player
     private let prepared: [String: [PreparedResponse]]
 
-    /// Prepares named cassettes under playback options.
-    public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions) throws(ReplayLoadError) {
+    /// Prepares named cassettes under playback options; `stubs` are consulted after the cassettes' own.
+    public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions,
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) throws(ReplayLoadError) {
         var prepared: [String: [PreparedResponse]] = [:]
         // Identical recorded answers share one prepared response: encoded once, stored once.
         var shared: [PreparationKey: PreparedResponse] = [:]
@@ -31,12 +32,13 @@ public final class ReplayDeck: Sendable {
             prepared[name] = responses
         }
         self.prepared = prepared
-        player = Player(cassettes: cassettes, options: options)
+        player = Player(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
-    /// The wire form of a played interaction.
+    /// The wire form of a played interaction; a stub's answer is prepared when it is served.
     public func response(for playback: Playback) -> PreparedResponse? {
-        prepared[playback.cassette]?[playback.index]
+        if playback.stub != nil { return try? PreparedResponse(playback.interaction) }
+        return prepared[playback.cassette]?[playback.index]
     }
 }
 

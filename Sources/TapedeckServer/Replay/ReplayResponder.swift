@@ -31,7 +31,7 @@ public final class ReplayResponder: Responder {
         admin = AdminEndpoints(
             mode: "replay",
             cassettes: { [deck] in (deck.player.cassettes, deck.player.interactions.count) },
-            journal: journal, unmatched: unmatched,
+            journal: journal, unmatched: unmatched, stubs: deck.player.stubs,
             resetPlayback: { [deck, library] in
                 deck.player.reset()
                 library?.loaded.forEach { $0.player.reset() }
@@ -39,13 +39,15 @@ public final class ReplayResponder: Responder {
             authority: authority)
     }
 
-    /// Loads cassette files and prepares them; a broken one throws naming the file and the place.
-    public static func loadDeck(files: [URL], options: PlaybackOptions, codec: CassetteCodec = CassetteCodec()) throws -> ReplayDeck {
+    /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.
+    public static func loadDeck(files: [URL], stubFiles: [URL] = [], options: PlaybackOptions,
+                                hooks: PlaybackHooks = PlaybackHooks(), codec: CassetteCodec = CassetteCodec()) throws -> ReplayDeck {
         AllocatorTuning.beforeLoading()
         defer { AllocatorTuning.afterLoading() }
         var cassettes: [(name: String, cassette: Cassette)] = []
         for file in files { cassettes.append((file.relativePath, try codec.load(file))) }
-        return try ReplayDeck(cassettes: cassettes, options: options)
+        let stubs = try stubFiles.flatMap { try codec.load($0).stubs }
+        return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
     public func respond(to request: IncomingRequest, sink: ResponseSink) {
@@ -72,13 +74,17 @@ public final class ReplayResponder: Responder {
         let session = control.session.isEmpty ? nil : control.session
         switch deck.player.play(cassetteRequest, session: control.session) {
         case .played(let playback):
-            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
-                                        session: session, outcome: .played, cassette: playback.cassette, index: playback.index))
-            guard let response = deck.response(for: playback) else {
+            journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session))
+            guard var response = deck.response(for: playback) else {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
                 return
             }
-            sink.send(response, delay: playback.delay, arrival: request.arrival)
+            if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
+            if let fault = playback.fault {
+                sink.fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
+            } else {
+                sink.send(response, delay: playback.delay, arrival: request.arrival)
+            }
         case .unmatched(let diagnosis):
             journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched))

@@ -11,8 +11,8 @@ public struct ResponseSink: Sendable {
     public let eventLoop: any EventLoop
     /// Whether the request was `HEAD`, so no body may be sent.
     public let isHead: Bool
-    private let handler: NIOLoopBound<ExchangeHandler>
-    private let context: NIOLoopBound<ChannelHandlerContext>
+    let handler: NIOLoopBound<ExchangeHandler>
+    let context: NIOLoopBound<ChannelHandlerContext>
     private let connectionScope: NIOLoopBound<ConnectionScope>
     private let delayObserver: (@Sendable (ResponseDelay) -> Void)?
 

@@ -1,0 +1,84 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+/// The run-time stub API under `/__tapedeck/`: `POST|GET|DELETE stubs`, `DELETE stubs/ID` and
+/// `POST verify`. A `Tapedeck-Session` header scopes what it adds, removes and verifies to that
+/// session. Every rule is the core's ``StubSet``; this only translates HTTP.
+struct StubEndpoints: Sendable {
+    /// The stubs of the server's cassettes and stub files.
+    let stubs: StubSet
+
+    /// Answers `stubs`, `stubs/ID` or `verify`; false when the endpoint is not one of those.
+    func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
+        let session = ControlHeaders(request.head.headers).session
+        let scope = session.isEmpty ? nil : session
+        switch (endpoint, request.head.method) {
+        case ("stubs", .POST):
+            do {
+                let added = try Stub.decodeList(from: Data(request.body.readableBytesView))
+                let ids = stubs.add(added, session: scope)
+                send(.created, ["ids": ids], sink: sink)
+            } catch {
+                send(.badRequest, ["error": "\(error)".replacingOccurrences(of: "cassette: ", with: "stub: ")], sink: sink)
+            }
+        case ("stubs", .GET):
+            send(.ok, StubListing(stubs: stubs.list(session: scope).map(StubListing.Entry.init)), sink: sink)
+        case ("stubs", .DELETE):
+            stubs.removeAll(session: scope)
+            send(.ok, ["removed": true], sink: sink)
+        case (let path, .DELETE) where path.hasPrefix("stubs/"):
+            let id = String(path.dropFirst("stubs/".count))
+            if stubs.remove(id: id) {
+                send(.ok, ["removed": id], sink: sink)
+            } else {
+                send(.notFound, ["error": "no stub with id \(id)"], sink: sink)
+            }
+        case ("verify", .POST):
+            do {
+                let pattern = try JSONDecoder().decode(RequestPattern.self, from: Data(request.body.readableBytesView))
+                let found: [CassetteRequest] = stubs.verify(pattern, session: scope)
+                let requests = found.map { MatchDiagnosis.ReceivedRequest($0) }
+                send(.ok, Verification(count: requests.count, requests: requests), sink: sink)
+            } catch {
+                send(.badRequest, ["error": "the request pattern is not valid: \(error)"], sink: sink)
+            }
+        case ("stubs", _), ("verify", _):
+            send(.methodNotAllowed, ["error": "\(request.head.method.rawValue) is not allowed here"], sink: sink)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func send(_ status: HTTPResponseStatus, _ value: some Encodable, sink: ResponseSink) {
+        sink.send(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                  body: ByteBuffer(bytes: JSONBodies.encode(value)))
+    }
+}
+
+/// `GET /__tapedeck/stubs`: the stubs in lookup order, each as it was written with its id.
+struct StubListing: Encodable {
+    struct Entry: Encodable {
+        let id: String
+        let name: String?
+        let priority: Int
+        let definition: JSONValue?
+
+        init(_ stub: Stub) {
+            id = stub.id
+            name = stub.name
+            priority = stub.priority
+            definition = stub.definition
+        }
+    }
+
+    let stubs: [Entry]
+}
+
+/// `POST /__tapedeck/verify`: how many logged requests fit the pattern, and which.
+struct Verification: Encodable {
+    let count: Int
+    let requests: [MatchDiagnosis.ReceivedRequest]
+}

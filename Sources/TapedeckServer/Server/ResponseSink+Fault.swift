@@ -1,0 +1,48 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import TapedeckCore
+
+extension ResponseSink {
+    /// Breaks the connection the way a stub's fault says, after the stub's delay, instead of answering:
+    /// - `reset`: closes with a TCP reset (SO_LINGER 0);
+    /// - `empty`: closes without sending a byte;
+    /// - `truncate`: sends the head (with the full Content-Length) and half the body, then closes;
+    /// - `malformed`: sends bytes that are not HTTP, then closes.
+    public func fail(with fault: StubFault, response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
+        let wait = TimeAmount.nanoseconds(Int64(delay.total.components.seconds) * 1_000_000_000
+            + Int64(delay.total.components.attoseconds / 1_000_000_000))
+        let sink = self
+        eventLoop.scheduleTask(deadline: arrival + wait) {
+            sink.performFault(fault, response: response)
+        }
+    }
+
+    private func performFault(_ fault: StubFault, response: PreparedResponse) {
+        let context = self.context
+        switch fault {
+        case .reset:
+            let channel = context.value.channel
+            guard let socket = channel as? SocketOptionProvider else { return channel.close(promise: nil) }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        case .empty:
+            context.value.close(promise: nil)
+        case .truncate:
+            var head = response.head
+            head.headers.replaceOrAdd(name: "Content-Length", value: String(max(response.body.readableBytes, 2)))
+            handler.value.writeHead(head, context: context.value)
+            let half = response.body.getSlice(at: response.body.readerIndex, length: response.body.readableBytes / 2) ?? ByteBuffer()
+            handler.value.writeBody(half, context: context.value, flush: true, promise: nil)
+            context.value.close(promise: nil)
+        case .malformed:
+            // Written below the HTTP encoder, so the bytes leave as they are (through TLS when intercepted).
+            let channel = context.value.channel
+            let garbage = ByteBuffer(string: "TAPEDECK-FAULT this is not HTTP\r\n\u{0}\u{1}\r\n\r\n")
+            if let encoder = try? channel.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self) {
+                encoder.writeAndFlush(NIOAny(garbage)).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                channel.close(promise: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import TapedeckTestSupport
+import Testing
+
+/// The mocking fixture server: stubs served by `tapedeck replay` and `tapedeck record` to real
+/// clients (curl, Python's urllib), faults seen as the failures they name, run-time stubs and verify.
+@Suite("Stubs over real sockets", .serialized)
+struct StubServerTests {
+    static let home = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-stub-home-\(UUID().uuidString)")
+
+    func replay(_ arguments: [String] = []) throws -> (TapedeckProcess, String) {
+        let server = try TapedeckProcess(["replay", "--stubs", "cassettes/stubs-example.json", "--port", "0"] + arguments,
+                                         environment: ["TAPEDECK_HOME": Self.home.path])
+        let port = try server.waitUntilListening()
+        return (server, "http://127.0.0.1:\(port)")
+    }
+
+    /// Runs a few lines of Python's urllib (a client that asks for no gzip); prints what it got.
+    func python(_ code: String) async throws -> String {
+        try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", code]).text
+    }
+
+    @Test("a path template with a templated body, served to curl")
+    func templatedBody() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        let result = try await Curl.run(["-H", "Accept: application/json", "\(base)/users/42?expand=teams"])
+        #expect(result.text == #"{"id": 42, "name": "user 42", "expand": "teams"}"#)
+        let miss = try await Curl.run(["-i", "-H", "Accept: text/html", "\(base)/users/42?expand=teams"])
+        #expect(miss.text.contains("599"))
+        #expect(miss.text.contains(#""failedField" : "headers""#), "the 599 names the stub and the field it failed")
+    }
+
+    @Test("a 503-then-201 scenario, each Tapedeck-Session walking its own, put back by reset")
+    func scenarioPerSession() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        func checkout(_ session: String) async throws -> String {
+            try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json",
+                                "-H", "Tapedeck-Session: \(session)", "-d", #"{"cart": ["book"]}"#, "\(base)/checkout"]).text
+        }
+        #expect(try await checkout("a") == "503")
+        #expect(try await checkout("b") == "503")
+        #expect(try await checkout("a") == "201")
+        #expect(try await checkout("b") == "201")
+        _ = try await Curl.run(["-X", "POST", "\(base)/__tapedeck/reset"])
+        #expect(try await checkout("a") == "503")
+    }
+
+    @Test("faults are seen by curl and by Python as the failures they name")
+    func faults() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        let stubs = #"{"stubs": [{"request": {"path": "/empty"}, "response": {"fault": "empty"}}, {"request": {"path": "/truncate"}, "response": {"status": 200, "body": {"text": "0123456789abcdefghij"}, "fault": "truncate"}}, {"request": {"path": "/malformed"}, "response": {"fault": "malformed"}}]}"#
+        let added = try await Curl.run(["-X", "POST", "-d", stubs, "\(base)/__tapedeck/stubs"])
+        #expect(added.text.contains("ids"))
+        #expect(try await Curl.run(["\(base)/flaky"]).status == 56, "reset: connection reset by peer")
+        #expect(try await Curl.run(["\(base)/empty"]).status == 52, "empty: empty reply from server")
+        #expect(try await Curl.run(["\(base)/truncate"]).status == 18, "truncate: transfer closed with bytes remaining")
+        let malformed = try await Curl.run(["\(base)/malformed"])
+        #expect(malformed.status == 1 || malformed.status == 8, "malformed: \(malformed.status) \(malformed.error)")
+        let seen = try await python("""
+            import urllib.request, http.client
+            for path in ["flaky", "empty", "truncate", "malformed"]:
+                try:
+                    urllib.request.urlopen("\(base)/" + path, timeout=10).read()
+                    print(path, "ok")
+                except Exception as error:
+                    print(path, type(error).__name__)
+            """)
+        #expect(seen.contains("flaky ConnectionResetError"))
+        #expect(seen.contains("empty RemoteDisconnected"))
+        #expect(seen.contains("truncate IncompleteRead"))
+        #expect(seen.contains("malformed BadStatusLine"))
+    }
+
+    @Test("run-time stubs: added (session-scoped), listed, deleted; verify counts what the client sent; a malformed stub is a 400 naming the field")
+    func runTimeStubsAndVerify() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        let add = try await Curl.run(["-X", "POST", "-H", "Tapedeck-Session: s1", "-d",
+                                      #"{"request": {"method": "GET", "path": "/feature-flags"}, "response": {"status": 200, "body": {"json": {"beta": true}}}}"#,
+                                      "\(base)/__tapedeck/stubs"])
+        let id = try #require(try (JSONSerialization.jsonObject(with: add.output) as? [String: [String]])?["ids"]?.first)
+        #expect(try await Curl.run(["-H", "Tapedeck-Session: s1", "\(base)/feature-flags"]).text == #"{"beta":true}"#)
+        #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-H", "Tapedeck-Session: s2", "\(base)/feature-flags"]).text == "599")
+        #expect(try await Curl.run(["\(base)/__tapedeck/stubs"]).text.contains(id))
+        for order in ["A", "B", "A"] {
+            _ = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"order": "\#(order)"}"#, "\(base)/audit"])
+        }
+        let verify = try await Curl.run(["-X", "POST", "-d", #"{"method": "POST", "path": "/audit", "json": {"order": "A"}}"#,
+                                         "\(base)/__tapedeck/verify"])
+        #expect((try JSONSerialization.jsonObject(with: verify.output) as? [String: Any])?["count"] as? Int == 2)
+        #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "\(base)/__tapedeck/stubs/\(id)"]).text == "200")
+        #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "\(base)/__tapedeck/stubs/\(id)"]).text == "404")
+        let before = try await Curl.run(["\(base)/__tapedeck/stubs"]).text
+        let bad = try await Curl.run(["-w", "%{http_code}", "-X", "POST", "-d", #"{"request": {"pathRegex": "("}, "response": {"status": 200}}"#,
+                                      "\(base)/__tapedeck/stubs"])
+        #expect(bad.text.hasSuffix("400"))
+        #expect(bad.text.contains("request.pathRegex"))
+        #expect(try await Curl.run(["\(base)/__tapedeck/stubs"]).text == before, "a malformed stub changes nothing")
+    }
+
+    @Test("a broken stub file stops replay with exit 2, naming the file and the JSON path")
+    func brokenStubFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-bad-stubs-\(UUID().uuidString).json")
+        try Data(#"{"version": 1, "stubs": [{"request": {"metod": "GET"}, "response": {"status": 200}}]}"#.utf8).write(to: file)
+        let server = try TapedeckProcess(["replay", "--stubs", file.path, "--port", "0"], environment: ["TAPEDECK_HOME": Self.home.path])
+        #expect(server.waitForExit() == 2)
+        let message = server.standardError()
+        #expect(message.contains(file.lastPathComponent))
+        #expect(message.contains("stubs[0].request"))
+        #expect(message.contains("metod"))
+    }
+}
