@@ -108,6 +108,7 @@ public final class RecordResponder: Responder {
             journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session.isEmpty ? nil : session))
             do {
                 var response = try PreparedResponse(playback.interaction)
+                response = response.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
                 if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
                 if let fault = playback.fault {
                     sink.fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)

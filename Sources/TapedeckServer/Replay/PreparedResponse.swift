@@ -1,9 +1,14 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
 /// A recorded response ready for the wire, computed once at load: the head with a correct
-/// Content-Length, and the body encoded again with gzip or deflate when it was recorded so.
+/// Content-Length, the body encoded again with gzip or deflate when it was recorded so, and, for
+/// such a body, the decoded variant for clients that do not accept that coding.
+///
+/// Which coding a client gets is the core's ``ResponseEncoding`` decision, which answers have a
+/// body at all ``ResponseBodyRule``'s: a 1xx, 204 or 304 is sent without one, whatever the cassette holds.
 public struct PreparedResponse: Sendable {
     /// The status and headers.
     public let head: HTTPResponseHead
@@ -11,43 +16,74 @@ public struct PreparedResponse: Sendable {
     public let body: ByteBuffer
     /// The pieces of a streamed response, in order; nil for an ordinary body.
     public let chunks: [ByteBuffer]?
+    /// The recorded response, for the variants other clients need; nil when there is only one variant.
+    private let recorded: CassetteResponse?
 
-    /// Prepares an interaction's response.
+    /// Prepares an interaction's response in its recorded coding.
     public init(_ interaction: Interaction) throws(ContentCodingError) {
         let response = interaction.response
-        var headers = HTTPHeaders()
         // A recorded HEAD or 304 answer keeps its Content-Length: it describes a body never sent.
         let keepsLength = interaction.request.method == "HEAD" || response.status == 304
+        let allowsBody = ResponseBodyRule.statusAllowsBody(response.status)
+        let variants = ResponseEncoding.negotiate(for: response, acceptEncoding: nil) == .asRecorded ? nil : response
+        if let chunks = interaction.chunks, response.contentCoding == nil {
+            self.init(response, keepsLength: keepsLength, body: ByteBuffer(),
+                      chunks: allowsBody ? chunks.map { ByteBuffer(bytes: $0.data) } : [], recorded: variants)
+        } else {
+            let wire = allowsBody ? try response.wireBody(interaction.responseBodyData) : Data()
+            self.init(response, keepsLength: keepsLength, body: ByteBuffer(bytes: wire), chunks: nil, recorded: variants)
+        }
+    }
+
+    private init(_ response: CassetteResponse, keepsLength: Bool, body: ByteBuffer, chunks: [ByteBuffer]?,
+                 recorded: CassetteResponse?) {
+        var headers = HTTPHeaders()
         for field in response.headers where !HeaderList.isHopByHop(field.name)
             && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
             headers.add(name: field.name, value: field.value)
         }
-        let status = HTTPResponseStatus(statusCode: response.status)
-        if let chunks = interaction.chunks, response.contentCoding == nil {
-            self.chunks = chunks.map { ByteBuffer(bytes: $0.data) }
-            body = ByteBuffer()
-        } else {
-            let plain = interaction.responseBodyData
-            let wire = try response.contentCoding.map { coding throws(ContentCodingError) in try coding.encode(plain) } ?? plain
-            body = ByteBuffer(bytes: wire)
-            chunks = nil
-            if Self.mayHaveBody(status.code) && !keepsLength { headers.add(name: "Content-Length", value: String(wire.count)) }
+        if chunks == nil, ResponseBodyRule.statusAllowsBody(response.status), !keepsLength {
+            headers.add(name: "Content-Length", value: String(body.readableBytes))
         }
-        head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
+                  body: body, chunks: chunks, recorded: recorded)
     }
 
-    private init(head: HTTPResponseHead, body: ByteBuffer, chunks: [ByteBuffer]?) {
+    private init(head: HTTPResponseHead, body: ByteBuffer, chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
         self.head = head
         self.body = body
         self.chunks = chunks
+        self.recorded = recorded
+    }
+
+    /// The response for a client with this `Accept-Encoding` (nil when it sent none): the recorded
+    /// coding when it accepts it, the decoded body without `Content-Encoding` otherwise.
+    public func negotiated(acceptEncoding: String?) -> PreparedResponse {
+        guard let recorded else { return self }
+        let encoding = ResponseEncoding.negotiate(for: recorded, acceptEncoding: acceptEncoding)
+        guard encoding != ResponseEncoding.negotiate(for: recorded, acceptEncoding: recorded.headers["Content-Encoding"]),
+              let (headers, data) = try? encoding.apply(to: recorded) else { return self }
+        var variant = recorded
+        variant.headers = headers
+        variant.body = Body(data)
+        var fields = HTTPHeaders()
+        for field in variant.headers where !HeaderList.isHopByHop(field.name) { fields.add(name: field.name, value: field.value) }
+        return PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
+                                body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
     }
 
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).
     public func adding(header name: String, value: String) -> PreparedResponse {
         var head = head
         head.headers.add(name: name, value: value)
-        return PreparedResponse(head: head, body: body, chunks: chunks)
+        return PreparedResponse(head: head, body: body, chunks: chunks, recorded: recorded)
     }
+}
 
-    private static func mayHaveBody(_ code: UInt) -> Bool { code >= 200 && code != 204 && code != 304 }
+extension CassetteResponse {
+    /// The body as it goes on the wire in the recorded coding: encoded again unless kept encoded.
+    fileprivate func wireBody(_ plain: Data) throws(ContentCodingError) -> Data {
+        guard let contentCoding else { return plain }
+        return try contentCoding.encode(plain)
+    }
 }

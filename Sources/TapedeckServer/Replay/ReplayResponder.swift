@@ -79,6 +79,7 @@ public final class ReplayResponder: Responder {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
                 return
             }
+            response = response.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
             if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
             if let fault = playback.fault {
                 sink.fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
