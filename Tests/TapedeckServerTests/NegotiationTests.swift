@@ -54,3 +54,42 @@ struct NegotiationTests {
         #expect(head.text.lowercased().contains("content-length: 10"))
     }
 }
+
+/// `Expect: 100-continue`: the server says Continue before the client sends its body.
+@Suite("Expect: 100-continue", .serialized)
+struct ExpectContinueTests {
+    @Test("the replay server answers 100 Continue before the body, then the real answer; an oversized body is refused at once")
+    func continueBeforeTheBody() async throws {
+        let server = try TapedeckProcess(["replay", "cassettes/example.json", "--port", "0", "--max-body", "1000"],
+                                         environment: ["TAPEDECK_HOME": NegotiationTests.home.path])
+        defer { _ = server.stop() }
+        let port = try server.waitUntilListening()
+        let body = "name=Shawn&sex=1"
+        let socket = try RawSocket(port: port)
+        socket.send("POST /postName HTTP/1.1\r\nHost: api.example.test\r\nContent-Type: application/x-www-form-urlencoded; charset=utf-8\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nExpect: 100-continue\r\n\r\n")
+        let interim = socket.readBlocking { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        #expect(String(decoding: interim.data, as: UTF8.self).hasPrefix("HTTP/1.1 100 Continue\r\n"), "sent before the body")
+        socket.send(body)
+        let answer = socket.readBlocking { String(decoding: $0, as: UTF8.self).contains("Hi Shawn") }
+        #expect(String(decoding: answer.data, as: UTF8.self).contains("HTTP/1.1 200"))
+
+        let refused = try await RawSocket.exchange(port: port, "POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\nExpect: 100-continue\r\n\r\n")
+        let text = String(decoding: refused.data, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 413"), "no 100 Continue for a body it will refuse: \(text.prefix(40))")
+    }
+
+    @Test("curl uploading 2 MB with Expect: 100-continue gets its answer through the replay server")
+    func curlUpload() async throws {
+        let server = try TapedeckProcess(["replay", "cassettes/example.json", "--port", "0"],
+                                         environment: ["TAPEDECK_HOME": NegotiationTests.home.path])
+        defer { _ = server.stop() }
+        let port = try server.waitUntilListening()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-upload-\(UUID().uuidString)")
+        try Data(repeating: UInt8(ascii: "x"), count: 2 << 20).write(to: file)
+        let result = try await Curl.run(["-v", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect: 100-continue",
+                                         "--data-binary", "@\(file.path)", "http://127.0.0.1:\(port)/nothing-recorded"])
+        #expect(result.error.contains("HTTP/1.1 100 Continue"))
+        #expect(result.text == "599")
+    }
+}

@@ -102,6 +102,10 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                        reason: "the request body of \(length) bytes is over the limit of \(configuration.maxBodySize) bytes (--max-body)")
                 return
             }
+            if head.headers[canonicalForm: "Expect"].contains(where: { $0.caseInsensitiveEquals("100-continue") }) {
+                // The client waits for this before sending its body; a request refused early (413 above) never gets it.
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            }
             state = .receiving(head, context.channel.allocator.buffer(capacity: 0), .now())
         case (.body(var chunk), .receiving(let head, var body, let arrival)):
             state = .idle  // drop the reference so the buffer can grow in place

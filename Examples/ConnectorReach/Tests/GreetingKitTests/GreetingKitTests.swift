@@ -59,4 +59,20 @@ import FoundationNetworking
                                                        path: "/plaintext?name=Shawn"), body: nil)
         #expect(String(decoding: data, as: UTF8.self) == "Hello Shawn!")
     }
+
+    /// The trait with stubs, as values and as a closure: what the cassette lacks is answered by them,
+    /// through AsyncHTTPClient code.
+    @Test(.cassette("greetings", directory: cassettes, stubs: [
+        Stub(request: RequestPattern(path: "/plaintext", query: ["name": "Ada"]),
+             response: StubResponse(status: 200, body: Body(text: "Stubbed {{query.name}}"), templated: true)),
+        Stub(request: RequestPattern(path: "/plaintext")) { request in
+            StubResponse(status: 200, body: Body(text: "Computed for \(request.request.target.query ?? "")"))
+        },
+    ]))
+    func theTraitWithStubs() async throws {
+        let client = AsyncHTTPGreetingClient(baseURL: Self.base, client: ConnectorHTTPClient(connector: try TestCassette.connector()))
+        #expect(try await client.greeting(for: "Shawn") == "Hello Shawn!", "the recording wins")
+        #expect(try await client.greeting(for: "Ada") == "Stubbed Ada")
+        #expect(try await client.greeting(for: "Grace") == "Computed for name=Grace")
+    }
 }
