@@ -1,5 +1,6 @@
 // Connector replay benchmark: time per request with a 10- and a 100,000-interaction
-// cassette, and the load time of the large one. Run in release mode:
+// cassette, the load time of the large one, and a request answered by the 1,000th of 1,000
+// stubs against the same request answered by a recording. Run in release mode:
 //
 //     swift run -c release tapedeck-bench [--requests N]
 //
@@ -70,10 +71,35 @@ let smallTime = try await timePerRequest(small, positions: Array(0..<10), reques
 let largeTime = try await timePerRequest(large, positions: (0..<10).map { $0 * 10_000 + 7 }, requests: requests)
 let spreadTime = try await timePerRequest(large, positions: (0..<1000).map { $0 * 100 + 3 }, requests: requests)
 
+// Stubs are consulted only on a recording miss, through an index by method and first path
+// segment: a request answered by the last of 1,000 stubs, against one answered by a recording.
+let stubs = (0..<1000).map { number in
+    Stub(request: RequestPattern(method: "GET", path: "/stub\(number)/{id}", headers: ["Accept": "application/json"]),
+         response: StubResponse(status: 200, headers: ["Content-Type": "application/json"],
+                                body: Body(text: #"{"id":"{{path.id}}","stub":\#(number)}"#), templated: true))
+}
+let stubbed = CassetteConnector(cassette: makeCassette(count: 1), name: "one", stubs: stubs)
+let fewStubs = CassetteConnector(cassette: makeCassette(count: 1), name: "one", stubs: Array(stubs.suffix(10)))
+var lastStub = HTTPRequest(method: .get, scheme: "https", authority: "api.example.test", path: "/stub999/7")
+lastStub.headerFields[.accept] = "application/json"
+func timeRequests(_ request: HTTPRequest, on connector: CassetteConnector) async throws -> Double {
+    _ = try await connector.send(request, body: nil)
+    let start = clock.now
+    for _ in 0..<requests { _ = try await connector.send(request, body: nil) }
+    let elapsed = start.duration(to: clock.now)
+    return (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(requests)
+}
+let recordedTime = try await timePerRequest(stubbed, positions: [0], requests: requests)
+let stubTime = try await timeRequests(lastStub, on: stubbed)
+let fewStubTime = try await timeRequests(lastStub, on: fewStubs)
+
 print("Tapedeck connector benchmark (\(requests) requests each, release build)")
 print(String(format: "  replay, 10 interactions:        %8.2f µs/request  (baseline, 1.00)", smallTime))
 print(String(format: "  replay, 100,000 interactions:   %8.2f µs/request  (%.2f × the 10-interaction cassette, same 10 requests)", largeTime, largeTime / smallTime))
 print(String(format: "  same, 1,000 distinct requests:  %8.2f µs/request  (%.2f ×)", spreadTime, spreadTime / smallTime))
 print(String(format: "  load, 100,000 interactions:     %8.3f s  (%.1f MB cassette: parse %.3f s, index %.3f s)",
              seconds(loadTime), Double(largeSize) / 1e6, seconds(parseTime), seconds(loadTime - parseTime)))
-print("  goals: < 10 µs/request; large within 1.5 × small; load < 2 s")
+print(String(format: "  answered by a recording:        %8.2f µs/request  (baseline for stubs, 1.00)", recordedTime))
+print(String(format: "  answered by stub 10 of 10:      %8.2f µs/request  (%.2f × the recording, templated body)", fewStubTime, fewStubTime / recordedTime))
+print(String(format: "  answered by stub 1,000 of 1,000: %7.2f µs/request  (%.2f × the recording, %.2f × 10 stubs)", stubTime, stubTime / recordedTime, stubTime / fewStubTime))
+print("  goals: < 10 µs/request; large within 1.5 × small; load < 2 s; stubs near a recording")

@@ -151,8 +151,9 @@ public final class StubSet: Sendable {
         case .compute(let respond): response = respond(stubRequest)
         }
         if response.templated {
-            let context = StubTemplate.Context(request: stubRequest, uuid: uuid(stub: chosen.stub.id, playCount: chosen.playCount),
-                                               now: Timestamp.iso8601(now()))
+            let (stub, playCount, now) = (chosen.stub.id, chosen.playCount, now)
+            let context = StubTemplate.Context(request: stubRequest, uuid: { self.uuid(stub: stub, playCount: playCount) },
+                                               now: { Timestamp.iso8601(now()) })
             response = StubTemplate.expand(response, in: context)
         }
         return Served(stub: chosen.stub, response: response, playCount: chosen.playCount)

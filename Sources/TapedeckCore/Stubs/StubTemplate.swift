@@ -5,13 +5,13 @@ import Foundation
 /// `{{query.NAME}}`, `{{header.NAME}}`, `{{form.NAME}}`, `{{json.PATH}}` (a JSON path into the request
 /// body), `{{method}}`, `{{url}}`, `{{uuid}}` and `{{now}}`. An expression it does not know is left as written.
 struct StubTemplate {
-    /// What the expressions read.
+    /// What the expressions read; `uuid` and `now` are computed only when a template asks.
     struct Context {
         let request: StubRequest
         /// Derived from the seed, the stub and its play count: the same run gives the same ids.
-        let uuid: String
+        let uuid: () -> String
         /// ISO 8601.
-        let now: String
+        let now: () -> String
     }
 
     /// The response with every template expanded.
@@ -64,8 +64,8 @@ struct StubTemplate {
         switch expression {
         case "method": return request.method
         case "url": return request.url
-        case "uuid": return context.uuid
-        case "now": return context.now
+        case "uuid": return context.uuid()
+        case "now": return context.now()
         default: break
         }
         guard let dot = expression.firstIndex(of: ".") else { return nil }
