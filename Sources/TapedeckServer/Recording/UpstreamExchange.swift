@@ -198,13 +198,11 @@ struct FinishedExchange: Sendable {
         return size <= Self.lightLimit && headers["Content-Encoding"] == nil
     }
 
-    /// The interaction to record: the body stored decoded, a stream stored as its chunks.
+    /// The interaction to record: the body stored decoded (or, when it does not decode, as
+    /// received and marked so), a stream stored as its chunks.
     func interaction(recordedAt: String) -> Interaction {
-        var bodyData = body
-        if chunks == nil, let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bodyData) {
-            bodyData = decoded
-        }
-        let response = CassetteResponse(status: status, headers: headers, body: chunks == nil ? Body(bodyData) : .empty)
+        let stored = chunks == nil ? Body.storing(received: body, contentEncoding: headers["Content-Encoding"]) : .empty
+        let response = CassetteResponse(status: status, headers: headers, body: stored)
         return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks)
     }
 }
