@@ -31,7 +31,7 @@ extension HTTPFields {
 
 extension HeaderList {
     /// A cassette header list from swift-http-types fields, hop-by-hop ones removed.
-    init(_ fields: HTTPFields) {
+    public init(_ fields: HTTPFields) {
         self.init(fields.map { HeaderField(name: $0.name.rawName, value: $0.value) })
         removeHopByHop()
     }

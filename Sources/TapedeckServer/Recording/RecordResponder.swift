@@ -107,14 +107,7 @@ public final class RecordResponder: Responder {
         case .replay(let playback):
             journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session.isEmpty ? nil : session))
             do {
-                var response = try PreparedResponse(playback.interaction)
-                response = response.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
-                if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
-                if let fault = playback.fault {
-                    sink.fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
-                } else {
-                    sink.send(response, delay: playback.delay, arrival: request.arrival)
-                }
+                sink.serve(playback, prepared: try PreparedResponse(playback.interaction), to: request)
             } catch {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
             }

@@ -75,17 +75,11 @@ public final class ReplayResponder: Responder {
         switch deck.player.play(cassetteRequest, session: control.session) {
         case .played(let playback):
             journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session))
-            guard var response = deck.response(for: playback) else {
+            guard let response = deck.response(for: playback) else {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
                 return
             }
-            response = response.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
-            if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
-            if let fault = playback.fault {
-                sink.fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
-            } else {
-                sink.send(response, delay: playback.delay, arrival: request.arrival)
-            }
+            sink.serve(playback, prepared: response, to: request)
         case .unmatched(let diagnosis):
             journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
                                         session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched))

@@ -4,6 +4,20 @@ import NIOPosix
 import TapedeckCore
 
 extension ResponseSink {
+    /// Sends a played interaction (recorded or stubbed) to the client that asked: in the coding its
+    /// `Accept-Encoding` accepts, with `Tapedeck-Warning: expired` when it is past its expiry age,
+    /// after its delay; or breaks the connection when a stub asks for a fault. Both servers answer
+    /// through this one place.
+    public func serve(_ playback: Playback, prepared: PreparedResponse, to request: IncomingRequest) {
+        var response = prepared.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
+        if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
+        if let fault = playback.fault {
+            fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
+        } else {
+            send(response, delay: playback.delay, arrival: request.arrival)
+        }
+    }
+
     /// Breaks the connection the way a stub's fault says, after the stub's delay, instead of answering:
     /// - `reset`: closes with a TCP reset (SO_LINGER 0);
     /// - `empty`: closes without sending a byte;

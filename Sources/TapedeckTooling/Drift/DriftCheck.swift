@@ -48,7 +48,7 @@ public struct DriftCheck: Sendable {
                 let request = try httpRequest(for: secrets.reveal(interaction.request))
                 let body = interaction.request.body.isEmpty ? nil : secrets.reveal(interaction.request).body.data
                 let (response, data) = try await live.send(request, body: body)
-                var headers = HeaderList(response.headerFields.map { HeaderField(name: $0.name.rawName, value: $0.value) })
+                var headers = HeaderList(response.headerFields)
                 headers.remove("Content-Length")
                 let liveResponse = CassetteResponse(status: response.status.code, headers: headers, body: Body(data))
                 report.differences += comparison.differences(
