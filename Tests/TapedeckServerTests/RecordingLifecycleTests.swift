@@ -27,6 +27,8 @@ struct RecordingLifecycleTests {
                                         environment: ["RECORD_TEST_TOKEN": token])
         let answer = try await Curl.run(["-H", "X-Team-Token: \(token)", "\(base)/me"])
         #expect(answer.text.contains(token), "the client still sees the live answer")
+        let placeholder = try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-H", "X-Team-Token: <TEAM_TOKEN>", "\(base)/me?again=1"])
+        #expect(placeholder.text == "200", "a client that sends the placeholder reaches the upstream with the real value")
         server.signal(SIGINT)
         #expect(server.waitForExit() == 0)
         let text = try String(contentsOf: cassette, encoding: .utf8)

@@ -1,6 +1,10 @@
 import Foundation
+import TapedeckCore
 import TapedeckTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The mocking fixture server: stubs served by `tapedeck replay` and `tapedeck record` to real
 /// clients (curl, Python's urllib), faults seen as the failures they name, run-time stubs and verify.
@@ -111,5 +115,40 @@ struct StubServerTests {
         #expect(message.contains(file.lastPathComponent))
         #expect(message.contains("stubs[0].request"))
         #expect(message.contains("metod"))
+    }
+
+    @Test("host, pathRegex, form and bodyContains patterns through the server, and a regex capture in a JSON template")
+    func otherPatternFields() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        let stubs = #"{"stubs": [{"request": {"host": "api.example.test", "path": "/only-that-host"}, "response": {"status": 200, "body": {"text": "host ok"}}}, {"request": {"method": "POST", "path": "/login", "form": {"user": "{user}"}}, "response": {"status": 200, "body": {"text": "hello {{form.user}}"}, "templated": true}}, {"request": {"method": "POST", "path": "/search", "bodyContains": "needle"}, "response": {"status": 200, "body": {"text": "found"}}}]}"#
+        _ = try await Curl.run(["-X", "POST", "-d", stubs, "\(base)/__tapedeck/stubs"])
+        // Through the server as a proxy the request names its host; sent straight, it names none.
+        #expect(try await Curl.run(["--proxy", base, "http://api.example.test/only-that-host"]).text == "host ok")
+        #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "--proxy", base, "http://other.test/only-that-host"]).text == "599")
+        #expect(try await Curl.run(["-d", "user=ada&remember=1", "\(base)/login"]).text == "hello ada")
+        #expect(try await Curl.run(["-d", "hay needle hay", "\(base)/search"]).text == "found")
+        let regex = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"note": "ship it"}"#, "\(base)/orders/31/notes"])
+        let json = try #require(try JSONSerialization.jsonObject(with: regex.output) as? [String: String])
+        #expect(json["order"] == "31")
+        #expect(json["note"] == "ship it")
+        #expect(json["id"]?.count == 36)
+    }
+
+    @Test("the recording proxy answers from a stub before the network, and records only what it forwards")
+    func recordingProxyStubWinsOverTheNetwork() async throws {
+        let upstream = try EchoUpstream(routes: ["/live": EchoUpstream.route(body: ["live": true])])
+        defer { upstream.stop() }
+        let folder = try Fixtures.temporaryDirectory()
+        let cassette = folder.appendingPathComponent("proxied.json")
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.baseURL, "--port", "0",
+                                          "--stubs", "cassettes/stubs-example.json"],
+                                         environment: ["TAPEDECK_HOME": folder.appendingPathComponent("home").path])
+        let base = "http://127.0.0.1:\(try server.waitUntilListening())"
+        #expect(try await Curl.run(["-H", "Accept: application/json", "\(base)/users/5?expand=x"]).text.contains(#""id": 5"#))
+        #expect(try await Curl.run(["\(base)/live"]).text.contains(#""live": true"#))
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 0)
+        #expect(try CassetteCodec().load(cassette).interactions.map(\.request.url) == [upstream.baseURL + "/live"])
     }
 }

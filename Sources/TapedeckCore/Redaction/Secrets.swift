@@ -87,6 +87,16 @@ public struct Secrets: Sendable, Hashable {
     /// RFC 3986's unreserved characters: what percent-encoding leaves as it is.
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
+    /// Text with every placeholder replaced by its secret's value.
+    public func revealing(_ text: String) -> String {
+        isEmpty ? text : replacing(in: text, pairs: revealing)
+    }
+
+    /// Bytes with every placeholder replaced by its secret's value.
+    public func revealing(_ data: Data) -> Data {
+        isEmpty ? data : replacing(in: data, pairs: revealing)
+    }
+
     /// (value, placeholder) pairs, the value also percent-encoded as a query would carry it; longest values first.
     private var concealing: [(String, String)] {
         entries.flatMap { entry -> [(String, String)] in

@@ -48,7 +48,7 @@ public final class RecordResponder: Responder {
                 journal.append(JournalEntry(time: now, method: exchange.request.method, url: exchange.request.url,
                                             session: nil, outcome: .recorded))
             } catch {
-                onError("cannot record \(exchange.request.method) \(exchange.request.url): \(error)")
+                onError("cannot record \(exchange.request.method) \(settings.playback.secrets.conceal(exchange.request).url): \(error)")
             }
         }
         admin = AdminEndpoints(
@@ -141,9 +141,13 @@ public final class RecordResponder: Responder {
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
                          record: Bool) {
         inFlight.enter()
-        forwarder.forward(request, as: cassetteRequest, target: target, sink: sink) { [self] exchange in
+        // The upstream gets the live values of secrets the client sent as `<NAME>`; the cassette gets the placeholders.
+        let secrets = settings.playback.secrets
+        let upstream = secrets.isEmpty ? request : request.revealing(secrets)
+        let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
+        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink) { [self] exchange in
             guard let exchange else {
-                if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: cassetteRequest.url)) }
+                if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: secrets.conceal(cassetteRequest).url)) }
                 inFlight.leave()
                 return
             }

@@ -39,3 +39,14 @@ public struct IncomingRequest: Sendable {
         return CassetteRequest(method: head.method.rawValue, url: url, headers: headers, body: Body(bytes))
     }
 }
+
+extension IncomingRequest {
+    /// The request with every secret's placeholder replaced by its value: what an upstream receives.
+    func revealing(_ secrets: Secrets) -> IncomingRequest {
+        var revealed = self
+        revealed.head.uri = secrets.revealing(head.uri)
+        revealed.head.headers = HTTPHeaders(head.headers.map { ($0.name, secrets.revealing($0.value)) })
+        revealed.body = ByteBuffer(bytes: secrets.revealing(Data(body.readableBytesView)))
+        return revealed
+    }
+}
