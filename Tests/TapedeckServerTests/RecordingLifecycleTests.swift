@@ -51,8 +51,9 @@ struct RecordingLifecycleTests {
                                               "--now", "2026-06-01T00:00:00Z"], environment: ["TAPEDECK_HOME": home])
             let port = try server.waitUntilListening()
             let answer = try await Curl.run(["-i", "http://127.0.0.1:\(port)/old"])
-            _ = server.stop()
+            let log = server.stop()
             #expect(answer.text.lowercased().contains(expected), "\(policy): \(answer.text.prefix(200))")
+            if policy == "warn" { #expect(log.contains("warning: expired"), "a log line says so: \(log)") }
         }
     }
 

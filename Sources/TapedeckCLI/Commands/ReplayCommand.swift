@@ -110,7 +110,8 @@ struct ReplayCommand: AsyncParsableCommand {
         ServerSafetyOptions.warnIfExposed(host: host, command: "replay")
         let library = configuration.cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) }
         let responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
-                                        authority: CertificateAuthority(home: configuration.authorityHome))
+                                        authority: CertificateAuthority(home: configuration.authorityHome),
+                                        warn: { line in FileHandle.standardError.write(Data("tapedeck replay: \(line)\n".utf8)) })
         let server: TapedeckServer
         do {
             server = try await TapedeckServer.start(configuration: configuration, responder: responder)

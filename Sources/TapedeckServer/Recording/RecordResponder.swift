@@ -107,6 +107,7 @@ public final class RecordResponder: Responder {
         case .replay(let playback):
             journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session.isEmpty ? nil : session))
             do {
+                if playback.isExpired { onSaveError(ExpiryOptions.warning(for: playback)) }
                 sink.serve(playback, prepared: try PreparedResponse(playback.interaction), to: request)
             } catch {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))

@@ -18,10 +18,14 @@ public final class ReplayResponder: Responder {
     public let authority: CertificateAuthority
     private let unmatchedStatus: HTTPResponseStatus
     private let admin: AdminEndpoints
+    private let warn: @Sendable (String) -> Void
 
     /// Creates a responder over a deck.
+    ///
+    /// - Parameter warn: told of each expired interaction served (`--on-expired warn`), one line each.
     public init(deck: ReplayDeck, library: CassetteLibrary?, configuration: ServerConfiguration,
-                authority: CertificateAuthority) {
+                authority: CertificateAuthority, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.warn = warn
         self.deck = deck
         self.library = library
         self.journal = Journal(capacity: configuration.journalCapacity)
@@ -79,6 +83,7 @@ public final class ReplayResponder: Responder {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
                 return
             }
+            if playback.isExpired { warn(ExpiryOptions.warning(for: playback)) }
             sink.serve(playback, prepared: response, to: request)
         case .unmatched(let diagnosis):
             journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
