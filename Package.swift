@@ -16,8 +16,6 @@ let package = Package(
         // The servers as a library, for the fuzz package in Fuzz/ (which depends on this one by path).
         .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
-        .executable(name: "tapedeck-bench", targets: ["TapedeckBenchmarks"]),
-        .executable(name: "bare-server", targets: ["BareServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -26,7 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -39,6 +36,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // One C call Swift's Glibc module does not expose: swapping two files atomically.
         .target(name: "CRenameExchange"),
+        // glibc's allocator settings for the replay server, which Swift's Glibc module does not export.
+        .target(name: "CAllocatorTuning"),
         // The shared core: cassette format, matching, playback, latency, redaction, recording.
         .target(
             name: "TapedeckCore",
@@ -91,11 +90,11 @@ let package = Package(
             name: "TapedeckServer",
             dependencies: [
                 "TapedeckCore",
+                "CAllocatorTuning",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -111,17 +110,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
-        ),
-        // Benchmarks: connector replay (release mode) and the bare SwiftNIO baseline server.
-        .executableTarget(name: "TapedeckBenchmarks", dependencies: ["Tapedeck"], path: "Benchmarks/ConnectorBenchmark"),
-        .executableTarget(
-            name: "BareServer",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Benchmarks/BareServer"
         ),
         // The example API client of Examples/, tested entirely from cassettes.
         .target(name: "ExampleAPIClient", dependencies: ["Tapedeck"], path: "Examples/APIClient/Sources"),
@@ -171,6 +159,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Load, faults, hostile input and safe defaults; the heavy load tests run only with TAPEDECK_HARDENING=1.

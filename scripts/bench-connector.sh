@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 requests="${1:-200000}"
 
-swift build -c release --product tapedeck-bench >/dev/null
-output=$(.build/release/tapedeck-bench --requests "$requests")
+swift build -c release --package-path Benchmarks --product tapedeck-bench >/dev/null
+output=$("$(swift build -c release --package-path Benchmarks --show-bin-path)/tapedeck-bench" --requests "$requests")
 echo "$output"
 
 if ! python3 -c "import vcr, requests" >/dev/null 2>&1; then

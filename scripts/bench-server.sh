@@ -24,8 +24,9 @@ fi
 
 echo "building release binaries..." >&2
 swift build -c release --product tapedeck >&2
-swift build -c release --product bare-server >&2
+swift build -c release --package-path Benchmarks --product bare-server >&2
 BIN="$(swift build -c release --show-bin-path)"
+BENCH_BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 
 WORK="$(mktemp -d)"
 PIDS=()
@@ -86,7 +87,7 @@ for size in 1k 100k; do
   stop "$PID"
 done
 
-start bare "$BIN/bare-server"; BARE_PID=$PID; BARE_PORT=$PORT
+start bare "$BENCH_BIN/bare-server"; BARE_PID=$PID; BARE_PORT=$PORT
 start record "$BIN/tapedeck" record "$WORK/recorded.json" --target "http://127.0.0.1:$BARE_PORT"
 RECORD_PID=$PID; RECORD_PORT=$PORT
 start forward "$BIN/tapedeck" record "$WORK/unused.json" --target "http://127.0.0.1:$BARE_PORT" --passthrough-host 127.0.0.1

@@ -2,7 +2,7 @@
 // cassette, the load time of the large one, and a request answered by the 1,000th of 1,000
 // stubs against the same request answered by a recording. Run in release mode:
 //
-//     swift run -c release tapedeck-bench [--requests N]
+//     swift run -c release --package-path Benchmarks tapedeck-bench [--requests N]
 //
 // Figures are printed as absolute times and as ratios to the small cassette, measured in
 // the same run, so they compare across machines.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `tapedeck`: record real HTTP exchanges into cassettes and play them back.
 @main
@@ -21,6 +22,7 @@ struct TapedeckCommand: AsyncParsableCommand {
     /// Runs the command, mapping usage errors to exit status 2 as the contract says
     /// (swift-argument-parser would use 64).
     static func main() async {
+        LoggingSystem.bootstrap(StandardErrorLogHandler.init)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -50,20 +50,17 @@ public final class TestCassette: Sendable {
         self.location = location
         self.mode = resolved
         do {
-            switch resolved {
-            case .replay where !exists && !stubs.isEmpty:
-                connector = CassetteConnector(stubs: stubs, options: options, hooks: hooks)
-            case .replay where !exists:
-                throw TestCassetteError.missing(name: location.name, file: location.file.path, test: test)
-            case .replay:
-                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks, stubs: stubs)
-            case .once where exists:
-                // Nothing will be recorded: replay, so that unplayed interactions can be reported.
-                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks, stubs: stubs)
-            default:
+            if resolved.records(cassetteExists: exists) {
                 connector = try RecordingConnector(live: live ?? URLSessionConnector(), cassette: location.file, mode: resolved,
                                                    redaction: redaction, options: options, hooks: hooks, stubs: stubs,
                                                    environment: [:])
+            } else if exists {
+                // Nothing will be recorded: replay, so that unplayed interactions can be reported.
+                connector = try CassetteConnector(cassette: location.file, options: options, hooks: hooks, stubs: stubs)
+            } else if !stubs.isEmpty {
+                connector = CassetteConnector(stubs: stubs, options: options, hooks: hooks)
+            } else {
+                throw TestCassetteError.missing(name: location.name, file: location.file.path, test: test)
             }
         } catch let error as TestCassetteError {
             throw error

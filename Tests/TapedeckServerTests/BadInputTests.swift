@@ -77,9 +77,9 @@ import Testing
     }
 
     @Test func slowResponseIsNotCutByTheIdleTimeout() async throws {
-        var settings = ReplaySettings()
-        settings.latency = "fixed:700"
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings,
+        var options = PlaybackOptions()
+        options.latency = LatencyModel(.fixed(milliseconds: 700))
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: options,
                                     configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
             #expect(result.text == "Hello Shawn!")
@@ -144,9 +144,9 @@ import Testing
     }
 
     @Test func controlHeadersAreRemovedBeforeMatching() async throws {
-        var settings = ReplaySettings()
-        settings.matchedHeaders = ["Tapedeck-Session"]
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.match.matchedHeaders = ["Tapedeck-Session"]
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: options) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run(["-H", "Tapedeck-Session: s1", harness.base + "/plaintext?name=Shawn"])
             #expect(result.text == "Hello Shawn!")
         }

@@ -120,10 +120,10 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Fixtures.optionsCassette, named: "options.json", in: directory)
-        var settings = ReplaySettings()
-        settings.ignoredQuery = ["cache"]
-        settings.ignoredJSONPaths = ["$.meta.requestId", "$..nonce"]
-        try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.match.ignoredQueryParameters = ["cache"]
+        options.match.ignoredJSONPaths = [try JSONPath("$.meta.requestId"), try JSONPath("$..nonce")]
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 #expect(try await Clients.send(client, .GET, harness.base + "/search?q=swift&cache=999").status == 200)
                 #expect(try await Clients.send(client, .GET, harness.base + "/search?q=swift").status == 200)
@@ -142,9 +142,9 @@ import Testing
     }
 
     @Test func ignoreBodyMatchesAnyBody() async throws {
-        var settings = ReplaySettings()
-        settings.ignoreBody = true
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.match.ignoreBody = true
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: options) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 let response = try await Clients.send(client, .POST, harness.base + "/postName", body: Data("anything".utf8))
                 #expect(response.status == 200)
@@ -156,9 +156,9 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Fixtures.optionsCassette, named: "options.json", in: directory)
-        var settings = ReplaySettings()
-        settings.matchedHeaders = ["X-Version"]
-        try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.match.matchedHeaders = ["X-Version"]
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 let one = try await Clients.send(client, .GET, harness.base + "/versioned", headers: [("X-Version", "1")])
                 #expect(String(decoding: one.body, as: UTF8.self) == "version one")

@@ -13,12 +13,12 @@ import Testing
         return (directory, try Fixtures.writeCassette(Fixtures.counterCassette, named: "counter.json", in: directory))
     }
 
-    private func answers(_ policy: String, count: Int, headers: [(String, String)] = []) async throws -> [String] {
+    private func answers(_ policy: ExhaustionPolicy, count: Int, headers: [(String, String)] = []) async throws -> [String] {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var settings = ReplaySettings()
-        settings.onExhausted = policy
-        return try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.exhaustion = policy
+        return try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 var answers: [String] = []
                 for _ in 0..<count {
@@ -32,23 +32,23 @@ import Testing
     }
 
     @Test func repeatLastServesTheLastAgain() async throws {
-        #expect(try await answers("repeat-last", count: 4) == ["one", "two", "two", "two"])
+        #expect(try await answers(.repeatLast, count: 4) == ["one", "two", "two", "two"])
     }
 
     @Test func errorPolicyReportsExhausted() async throws {
-        #expect(try await answers("error", count: 3) == ["one", "two", "599 exhausted"])
+        #expect(try await answers(.error, count: 3) == ["one", "two", "599 exhausted"])
     }
 
     @Test func cycleStartsAgain() async throws {
-        #expect(try await answers("cycle", count: 5) == ["one", "two", "one", "two", "one"])
+        #expect(try await answers(.cycle, count: 5) == ["one", "two", "one", "two", "one"])
     }
 
     @Test func exhaustedDiagnosisSaysSo() async throws {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var settings = ReplaySettings()
-        settings.onExhausted = "error"
-        try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.exhaustion = .error
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 _ = try await Clients.send(client, .GET, harness.base + "/counter")
                 _ = try await Clients.send(client, .GET, harness.base + "/counter")
@@ -83,9 +83,9 @@ import Testing
     @Test func fixedLatencyIsScheduledBeforeTheHead() async throws {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var settings = ReplaySettings()
-        settings.latency = "fixed:150"
-        try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.latency = LatencyModel(.fixed(milliseconds: 150))
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             let start = ContinuousClock.now
             let result = try await Curl.run([harness.base + "/counter"])
             #expect(result.text == "one")
@@ -97,9 +97,9 @@ import Testing
     @Test func scaledLatencyMultipliesTheRecordedTimes() async throws {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var settings = ReplaySettings()
-        settings.latency = "scale:0.5"
-        try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.latency = LatencyModel(.scale(0.5))
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             _ = try await Curl.run([harness.base + "/counter"])
             _ = try await Curl.run([harness.base + "/counter"])
             #expect(harness.scheduledDelays().map(\.head) == [.milliseconds(10), .milliseconds(20)])
@@ -110,13 +110,9 @@ import Testing
     @Test func seededJitterGivesTheSameDelaysInTwoRuns() async throws {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var settings = ReplaySettings()
-        settings.latency = "recorded"
-        settings.jitter = 30
-        settings.seed = 42
         func run(seed: UInt64) async throws -> [ResponseDelay] {
-            settings.seed = seed
-            return try await ReplayHarness.run(files: [file], settings: settings) { (harness: ReplayHarness) async throws in
+            let options = PlaybackOptions(latency: LatencyModel(.recorded, jitter: Jitter(percent: 30, seed: seed)))
+            return try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
                 try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                     // Concurrent requests: the delays depend on the interaction and play count, not on scheduling.
                     try await withThrowingTaskGroup(of: Void.self) { group in

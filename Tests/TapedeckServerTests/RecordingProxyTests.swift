@@ -54,7 +54,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "recorded.json")
         let upstream = try await TestUpstream.start()
-        let recorded = try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+        let recorded = try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.target)) { (harness: RecordHarness) async throws in
             try await exerciseExampleKinds(base: harness.base, uploadDirectory: directory, query: "name=Shawn&lang=en")
         }
         try await upstream.stop()
@@ -82,9 +82,9 @@ import Testing
         #expect((events.timing?.totalMs ?? 0) >= 100)
         #expect(stored.interactions.allSatisfy { ($0.timing?.totalMs ?? -1) >= ($0.timing?.firstByteMs ?? 0) })
 
-        var settings = ReplaySettings()
-        settings.latency = "recorded"
-        try await ReplayHarness.run(files: [cassette], settings: settings) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.latency = LatencyModel(.recorded)
+        try await ReplayHarness.run(files: [cassette], options: options) { (harness: ReplayHarness) async throws in
             let replayed = try await exerciseExampleKinds(base: harness.base, uploadDirectory: directory, query: "lang=en&name=Shawn")
             for (name, seen) in recorded {
                 #expect(replayed[name] == seen, "\(name) differs on replay")
@@ -140,14 +140,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start(certificate: try TestCertificate.make())
         defer { Task { try? await upstream.stop() } }
-        let strict = RecordSettings(cassette: directory.appending(path: "strict.json"), target: upstream.base)
+        let strict = RecordSettings(cassette: directory.appending(path: "strict.json"), target: upstream.target)
         try await RecordHarness.run(settings: strict) { (harness: RecordHarness) async throws in
             let result = try await Curl.run(["--include", harness.base + "/plaintext?name=X"])
             #expect(result.text.hasPrefix("HTTP/1.1 502"))
             #expect(result.text.contains("Tapedeck-Error: upstream-unreachable"))
         }
         #expect(!FileManager.default.fileExists(atPath: directory.appending(path: "strict.json").path))
-        let insecure = RecordSettings(cassette: directory.appending(path: "insecure.json"), target: upstream.base,
+        let insecure = RecordSettings(cassette: directory.appending(path: "insecure.json"), target: upstream.target,
                                       trust: UpstreamTrust(insecure: true))
         try await RecordHarness.run(settings: insecure) { (harness: RecordHarness) async throws in
             #expect(try await Curl.run([harness.base + "/plaintext?name=X"]).text == "Hello X!")
@@ -162,7 +162,7 @@ import Testing
         let port = upstream.port
         try await upstream.stop()
         let cassette = directory.appending(path: "none.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: "http://127.0.0.1:\(port)")) { (harness: RecordHarness) async throws in
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:\(port)"))) { (harness: RecordHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 let response = try await Clients.send(client, .GET, harness.base + "/plaintext?name=X")
                 #expect(response.status == 502)
@@ -174,7 +174,7 @@ import Testing
 
     @Test func silentUpstreamGives504AndRecordsNothing() async throws {
         let settings = { (cassette: URL, upstream: TestUpstream) in
-            RecordSettings(cassette: cassette, target: upstream.base, upstreamTimeout: .milliseconds(300))
+            RecordSettings(cassette: cassette, target: upstream.target, upstreamTimeout: .milliseconds(300))
         }
         let stored = try await RecordHarness.recordFromTestUpstream(settings: settings) { harness, _ in
             let result = try await Curl.run(["--include", harness.base + "/slow"])
@@ -278,7 +278,7 @@ import Testing
         let upstream = try await TestUpstream.start()
         let cassette = directory.appending(path: "modes.json")
         func get(_ mode: RecordMode, _ paths: [String]) async throws -> [String] {
-            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base, mode: mode)) { (harness: RecordHarness) async throws in
+            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.target, mode: mode)) { (harness: RecordHarness) async throws in
                 var answers: [String] = []
                 for path in paths { answers.append(try await Curl.run([harness.base + path]).text) }
                 return answers
@@ -309,7 +309,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start()
         let cassette = directory.appending(path: "durable.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.base)) { (harness: RecordHarness) async throws in
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.target)) { (harness: RecordHarness) async throws in
             #expect(try await Curl.run([harness.base + "/plaintext?name=Disk"]).text == "Hello Disk!")
             let deadline = ContinuousClock.now + .seconds(1) * Fixtures.deadlineScale
             var count = 0
@@ -327,7 +327,7 @@ import Testing
         var upstreamBase = ""
         let (_, cassette) = try await RecordHarness.recordFromTestUpstream(settings: { cassette, upstream in
             upstreamBase = upstream.base
-            return RecordSettings(cassette: cassette, target: upstream.base + "/api/v1/")
+            return RecordSettings(cassette: cassette, target: try ReverseProxyTarget(upstream.base + "/api/v1/"))
         }) { harness, _ in
             // The test upstream's 404 names the path it was asked for.
             let answer = try await Curl.run([harness.base + "/things?b=2&a=1"]).text
@@ -363,7 +363,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await EchoUpgradeUpstream.start()
         let cassette = directory.appending(path: "ws.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: "http://127.0.0.1:\(upstream.port)")) { (harness: RecordHarness) async throws in
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:\(upstream.port)"))) { (harness: RecordHarness) async throws in
             let connection = try RawSocket(port: harness.server.port)
             connection.send("GET /socket HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")

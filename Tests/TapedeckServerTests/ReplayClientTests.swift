@@ -133,9 +133,7 @@ import Testing
     }
 
     @Test func eventStreamIsSentAsItsChunks() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], settings: {
-            var settings = ReplaySettings(); settings.latency = "recorded"; return settings
-        }()) { (harness: ReplayHarness) async throws in
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: PlaybackOptions(latency: LatencyModel(.recorded))) { (harness: ReplayHarness) async throws in
             let curl = try await Curl.run(["-N", harness.base + "/events"])
             #expect(curl.text == "data: one\n\ndata: two\n\ndata: three\n\n")
             let delay = try #require(harness.scheduledDelays().last)

@@ -15,7 +15,7 @@ struct RedactTests {
 
     @Test("the default and the given rules are applied, and each change is reported with its place")
     func rulesApplyAndChangesAreReported() throws {
-        let rules = try RedactionSettings(headers: ["X-Tenant"], jsonPaths: ["$.ssn"]).rules()
+        let rules = RedactionRules.defaults.adding(headers: ["X-Tenant"], queryParameters: [], jsonPaths: [try JSONPath("$.ssn")])
         let (redacted, changes) = CassetteRedaction(rules: rules).apply(to: Self.secretCassette())
         #expect(changes == ["interactions[0]: request header Authorization", "interactions[0]: request header X-Tenant",
                             "interactions[0]: query parameters", "interactions[1]: request body $..password, $.ssn"])
@@ -28,15 +28,20 @@ struct RedactTests {
 
     @Test("--no-default-redactions applies only the rules given")
     func noDefaultsAppliesOnlyGivenRules() throws {
-        let rules = try RedactionSettings(headers: ["X-Tenant"], useDefaults: false).rules()
+        let rules = RedactionRules.none.adding(headers: ["X-Tenant"], queryParameters: [], jsonPaths: [])
         let (redacted, changes) = CassetteRedaction(rules: rules).apply(to: Self.secretCassette())
         #expect(changes == ["interactions[0]: request header X-Tenant"])
         #expect(redacted.interactions[0].request.headers["Authorization"] == ToolingTestSupport.FakeSecret.bearer)
     }
 
-    @Test("a JSON path that does not parse is bad input")
-    func badJSONPathIsBadInput() {
-        #expect(throws: ToolingError.self) { try RedactionSettings(jsonPaths: ["ssn"]).rules() }
+    @Test("a JSON path that does not parse is refused by the command line, naming the option")
+    func badJSONPathIsBadInput() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("c.json")
+        try CassetteCodec().save(Self.secretCassette(), to: file)
+        let result = try ToolingTestSupport.tapedeck("redact", file.path, "--redact-json-path", "ssn")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--redact-json-path"))
     }
 
     @Test("tapedeck redact rewrites the cassette, reports changes, and lint finds it clean afterwards")

@@ -39,7 +39,7 @@ struct DriftCommand: AsyncParsableCommand {
     var timeout: Double = 30
 
     @OptionGroup(title: "Redaction rules (for --update)")
-    var redaction: ToolingRedactionOptions
+    var redaction: RedactionOptions
 
     func validate() throws {
         if let target, URL(string: target)?.host == nil {
@@ -60,7 +60,7 @@ struct DriftCommand: AsyncParsableCommand {
         do throws(ToolingError) {
             let files = CassetteFiles()
             let recorded = try files.load(file)
-            let rules = try redaction.settings.rules()
+            let rules = redaction.rules
             let check = DriftCheck(target: target.flatMap(URL.init(string:)), secrets: secretValues,
                                    comparison: DriftComparison(values: values))
             let configuration = URLSessionConfiguration.ephemeral

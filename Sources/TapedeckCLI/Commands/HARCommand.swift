@@ -30,11 +30,11 @@ struct HARImportCommand: ParsableCommand {
     var output: String
 
     @OptionGroup(title: "Redaction rules")
-    var redaction: ToolingRedactionOptions
+    var redaction: RedactionOptions
 
     func run() throws {
         do throws(ToolingError) {
-            let importer = ForeignCassetteImporter(rules: try redaction.settings.rules())
+            let importer = ForeignCassetteImporter(rules: redaction.rules)
             let result = try importer.importFile(URL(fileURLWithPath: har))
             result.skipped.forEach { print("\(har): skipped \($0)") }
             try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: har,
@@ -63,12 +63,12 @@ struct HARExportCommand: ParsableCommand {
     var output: String
 
     @OptionGroup(title: "Redaction rules")
-    var redaction: ToolingRedactionOptions
+    var redaction: RedactionOptions
 
     func run() throws {
         do throws(ToolingError) {
             let loaded = try CassetteFiles().load(URL(fileURLWithPath: cassette))
-            let exporter = HARExporter(rules: try redaction.settings.rules())
+            let exporter = HARExporter(rules: redaction.rules)
             let result = exporter.export(loaded)
             result.changes.forEach { print("\(output): redacted \($0)") }
             let data = try exporter.encode(result.document)

@@ -22,11 +22,11 @@ struct ImportVCRCommand: ParsableCommand {
     var output: String
 
     @OptionGroup(title: "Redaction rules")
-    var redaction: ToolingRedactionOptions
+    var redaction: RedactionOptions
 
     func run() throws {
         do throws(ToolingError) {
-            let importer = ForeignCassetteImporter(rules: try redaction.settings.rules())
+            let importer = ForeignCassetteImporter(rules: redaction.rules)
             let result = try importer.importFile(URL(fileURLWithPath: yaml))
             result.skipped.forEach { print("\(yaml): skipped \($0)") }
             try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: yaml,

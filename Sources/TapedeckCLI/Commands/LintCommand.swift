@@ -38,7 +38,7 @@ struct LintCommand: ParsableCommand {
     var expireAfterDays: Double?
 
     @OptionGroup(title: "Redaction rules a clean cassette satisfies")
-    var redaction: ToolingRedactionOptions
+    var redaction: RedactionOptions
 
     func validate() throws {
         if cassettes.isEmpty { throw ToolingFailure.usage("give at least one cassette", command: "lint") }
@@ -56,7 +56,7 @@ struct LintCommand: ParsableCommand {
             }
             let options = MatchOptions(ignoredQueryParameters: Set(ignoredQuery), ignoredJSONPaths: paths,
                                        matchedHeaders: matchedHeaders)
-            let rules = try redaction.settings.rules()
+            let rules = redaction.rules
             linter = CassetteLinter(matchOptions: options, redaction: rules, expireAfterDays: expireAfterDays)
         } catch {
             throw ToolingFailure.report(error)

@@ -21,107 +21,76 @@ struct RecordCommand: AsyncParsableCommand {
     @Argument(help: "The cassette file to record into.")
     var cassette: String
 
-    @Option(help: "Base URL of the service for a reverse proxy, such as https://api.example.com.")
-    var target: String?
+    @Option(help: ArgumentHelp("Base URL of the service for a reverse proxy, such as https://api.example.com.", valueName: "URL"))
+    var target: ReverseProxyTarget?
 
-    @Option(help: "new-episodes (default), all or once.")
-    var mode = "new-episodes"
+    @Option(help: "What to record: new-episodes (replay what matches, record the rest), all or once.")
+    var mode = RecordMode.newEpisodes
 
-    @Option(help: "Address to bind.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Port to bind; 0 picks a free one.")
-    var port = 8080
-
-    @Option(help: "Also redact this header, in requests and responses (repeatable).")
-    var redactHeader: [String] = []
-
-    @Option(help: "Also redact this query parameter and form field (repeatable).")
-    var redactQuery: [String] = []
-
-    @Option(help: "Also redact this JSON path in bodies, such as $.user.ssn (repeatable).")
-    var redactJsonPath: [String] = []
-
-    @Flag(help: "Do not apply the default redactions (Authorization, Cookie, tokens, passwords...).")
-    var noDefaultRedactions = false
-
-    @Option(help: "Trust this extra root certificate (PEM) for upstream TLS (repeatable).")
+    @Option(help: ArgumentHelp("Trust this extra root certificate for upstream TLS (repeatable).", valueName: "PEM-FILE"))
     var upstreamCa: [String] = []
 
     @Flag(help: "Do not verify upstream certificates (prints a warning).")
     var insecureUpstream = false
 
-    @Option(help: "Tunnel this host untouched and do not record it (repeatable).")
+    @Option(help: ArgumentHelp("Tunnel this host untouched and do not record it (repeatable).", valueName: "HOST"))
     var passthroughHost: [String] = []
 
-    @Option(help: "Seconds the upstream may stay silent before the answer is 504.")
+    @Option(help: ArgumentHelp("How long the upstream may stay silent before the answer is 504.", valueName: "SECONDS"))
     var upstreamTimeout = 60
 
-    @Option(help: "Largest request body in bytes; larger ones get 413.")
-    var maxBody = 64 << 20
+    @OptionGroup var server: ServerOptions
 
-    @Option(help: "Seconds a silent client connection is kept open.")
-    var idleTimeout = 60
+    @OptionGroup(title: "Redaction") var redaction: RedactionOptions
 
     @OptionGroup(title: "Stubs, secrets and expiry") var lifecycle: LifecycleOptions
 
     @OptionGroup var safety: ServerSafetyOptions
 
+    func validate() throws {
+        guard mode != .replay else { throw ValidationError("--mode must be new-episodes, all or once (use `tapedeck replay` to replay)") }
+        guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
+    }
+
     func run() async throws {
-        var configuration = ServerConfiguration(host: host, port: port, maxBodySize: maxBody,
-                                                idleTimeout: .seconds(Int64(max(1, idleTimeout))))
-        do { try safety.apply(to: &configuration) } catch {
-            FileHandle.standardError.write(Data("tapedeck record: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        ServerSafetyOptions.warnIfExposed(host: host, command: "record")
+        var configuration = server.configuration
+        safety.apply(to: &configuration)
+        server.warnIfExposed(command: "record")
         let responder: RecordResponder
         do {
-            guard let recordMode = RecordMode(parsing: mode), recordMode != .replay else {
-                throw SettingsError(message: "--mode must be new-episodes, all or once, not \"\(mode)\" (use `tapedeck replay` to replay)")
-            }
-            guard (0...65535).contains(port) else { throw SettingsError(message: "--port must be from 0 to 65535") }
-            guard upstreamTimeout > 0 else { throw SettingsError(message: "--upstream-timeout must be positive") }
-            var paths: [JSONPath] = []
-            for text in redactJsonPath {
-                do { paths.append(try JSONPath(text)) } catch { throw SettingsError(message: error.description) }
-            }
-            let redaction = (noDefaultRedactions ? RedactionRules.none : RedactionRules.defaults)
-                .adding(headers: redactHeader, queryParameters: redactQuery, jsonPaths: paths)
             var playback = PlaybackOptions()
             try lifecycle.apply(to: &playback)
             var settings = RecordSettings(
-                cassette: URL(filePath: cassette), target: target, mode: recordMode, redaction: redaction,
+                cassette: URL(filePath: cassette), target: target, mode: mode, redaction: redaction.rules,
                 trust: UpstreamTrust(extraRoots: upstreamCa.map { URL(filePath: $0) }, insecure: insecureUpstream),
                 passthroughHosts: Set(passthroughHost), upstreamTimeout: .seconds(Int64(upstreamTimeout)), playback: playback)
             settings.stubs = try lifecycle.loadStubs()
             settings.hooks = lifecycle.hooks
             responder = try RecordResponder(settings: settings, configuration: configuration,
-                                            authority: CertificateAuthority(home: configuration.authorityHome),
-                                            onError: { message in FileHandle.standardError.write(Data("tapedeck record: \(message)\n".utf8)) })
+                                            authority: CertificateAuthority(home: configuration.authorityHome))
         } catch {
-            FileHandle.standardError.write(Data("tapedeck record: \(error)\n".utf8))
+            FileHandleOutput.standardError("tapedeck record: \(error)")
             throw ExitCode(2)
         }
         if insecureUpstream {
-            FileHandle.standardError.write(Data("tapedeck record: warning: --insecure-upstream: upstream TLS certificates are NOT verified\n".utf8))
+            FileHandleOutput.standardError("tapedeck record: warning: --insecure-upstream: upstream TLS certificates are NOT verified")
         }
-        let server: TapedeckServer
+        let running: TapedeckServer
         do {
-            server = try await TapedeckServer.start(configuration: configuration, responder: responder,
-                                                    group: MultiThreadedEventLoopGroup.singleton)
+            running = try await TapedeckServer.start(configuration: configuration, responder: responder,
+                                                     group: MultiThreadedEventLoopGroup.singleton)
         } catch {
-            FileHandle.standardError.write(Data("tapedeck record: cannot listen on \(host):\(port): \(error)\n".utf8))
+            FileHandleOutput.standardError("tapedeck record: cannot listen on \(server.host):\(server.port): \(error)")
             try? await responder.shutdown()
             throw ExitCode(1)
         }
-        ListeningLine.announce(server)
+        ListeningLine.announce(running)
         _ = await TerminationSignal.wait()
-        try? await server.shutdown()
+        try? await running.shutdown()
         do {
             try await responder.shutdown()
         } catch {
-            FileHandle.standardError.write(Data("tapedeck record: \(error)\n".utf8))
+            FileHandleOutput.standardError("tapedeck record: \(error)")
             throw ExitCode(1)
         }
     }

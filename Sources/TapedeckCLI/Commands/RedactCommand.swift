@@ -18,7 +18,7 @@ struct RedactCommand: ParsableCommand {
     var cassettes: [String]
 
     @OptionGroup(title: "Redaction rules")
-    var redaction: ToolingRedactionOptions
+    var redaction: RedactionOptions
 
     @Flag(help: "Report what would change without writing.")
     var dryRun = false
@@ -29,7 +29,7 @@ struct RedactCommand: ParsableCommand {
 
     func run() throws {
         do throws(ToolingError) {
-            let step = CassetteRedaction(rules: try redaction.settings.rules())
+            let step = CassetteRedaction(rules: redaction.rules)
             let files = CassetteFiles()
             var loaded: [(String, Cassette)] = []
             for path in cassettes { loaded.append((path, try files.load(URL(fileURLWithPath: path)))) }

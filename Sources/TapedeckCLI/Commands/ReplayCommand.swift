@@ -23,104 +23,55 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Folder of cassettes that the Tapedeck-Cassette: NAME header selects (NAME.json).")
     var cassetteDir: String?
 
-    @Option(help: "Address to bind.")
-    var host = "127.0.0.1"
-
-    @Option(help: "Port to bind; 0 picks a free one.")
-    var port = 8080
-
-    @Option(help: "Latency: none, recorded, fixed:MS or scale:F.")
-    var latency = "none"
-
-    @Option(help: "Vary each delay by up to this percentage (deterministic with --seed).")
-    var jitter: Double?
-
-    @Option(help: "Seed of the jitter.")
-    var seed: UInt64 = 0
-
-    @Option(help: "When every matching interaction was played: repeat-last, error or cycle.")
-    var onExhausted = "repeat-last"
-
-    @Option(help: "Status of an unmatched request.")
+    @Option(help: ArgumentHelp("Status of an unmatched request.", valueName: "STATUS"))
     var unmatchedStatus = 599
 
-    @Option(help: "Ignore this query parameter when matching (repeatable).")
-    var ignoreQuery: [String] = []
+    @OptionGroup var server: ServerOptions
 
-    @Option(help: "Ignore this form field when matching (repeatable).")
-    var ignoreFormField: [String] = []
-
-    @Option(help: "Ignore this JSON path in bodies when matching, such as $.meta.requestId or $..nonce (repeatable).")
-    var ignoreJsonPath: [String] = []
-
-    @Flag(help: "Do not compare bodies.")
-    var ignoreBody = false
-
-    @Option(help: "Also match this request header (repeatable).")
-    var matchHeader: [String] = []
-
-    @Option(help: "Largest request body in bytes; larger ones get 413.")
-    var maxBody = 64 << 20
-
-    @Option(help: "Seconds a silent connection is kept open.")
-    var idleTimeout = 60
+    @OptionGroup(title: "Matching and playback") var playback: PlaybackArguments
 
     @OptionGroup(title: "Stubs, secrets and expiry") var lifecycle: LifecycleOptions
 
     @OptionGroup var safety: ServerSafetyOptions
 
+    func validate() throws {
+        guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty else {
+            throw ValidationError("give at least one cassette, --stubs FILE or --cassette-dir")
+        }
+        guard (100...999).contains(unmatchedStatus) else {
+            throw ValidationError("--unmatched-status must be from 100 to 999, not \(unmatchedStatus)")
+        }
+    }
+
     func run() async throws {
-        var settings = ReplaySettings()
-        settings.latency = latency
-        settings.jitter = jitter
-        settings.seed = seed
-        settings.onExhausted = onExhausted
-        settings.ignoredQuery = ignoreQuery
-        settings.ignoredFormFields = ignoreFormField
-        settings.ignoredJSONPaths = ignoreJsonPath
-        settings.ignoreBody = ignoreBody
-        settings.matchedHeaders = matchHeader
-        var options: PlaybackOptions
+        var options = playback.options
         let deck: ReplayDeck
         do {
-            guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty else {
-                throw SettingsError(message: "give at least one cassette, --stubs FILE or --cassette-dir")
-            }
-            guard (100...999).contains(unmatchedStatus) else {
-                throw SettingsError(message: "--unmatched-status must be from 100 to 999, not \(unmatchedStatus)")
-            }
-            guard (0...65535).contains(port) else { throw SettingsError(message: "--port must be from 0 to 65535") }
-            guard maxBody >= 0, idleTimeout > 0 else { throw SettingsError(message: "--max-body and --idle-timeout must be positive") }
-            options = try settings.playbackOptions()
             try lifecycle.apply(to: &options)
             deck = try ReplayResponder.loadDeck(files: cassettes.map { URL(filePath: $0) },
                                                 stubFiles: lifecycle.stubFiles.map { URL(filePath: $0) },
                                                 options: options, hooks: lifecycle.hooks)
         } catch {
-            FileHandle.standardError.write(Data("tapedeck replay: \(error)\n".utf8))
+            FileHandleOutput.standardError("tapedeck replay: \(error)")
             throw ExitCode(2)
         }
-        var configuration = ServerConfiguration(
-            host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)),
-            unmatchedStatus: unmatchedStatus, cassetteDirectory: cassetteDir.map { URL(filePath: $0, directoryHint: .isDirectory) })
-        do { try safety.apply(to: &configuration) } catch {
-            FileHandle.standardError.write(Data("tapedeck replay: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        ServerSafetyOptions.warnIfExposed(host: host, command: "replay")
+        var configuration = server.configuration
+        configuration.unmatchedStatus = unmatchedStatus
+        configuration.cassetteDirectory = cassetteDir.map { URL(filePath: $0, directoryHint: .isDirectory) }
+        safety.apply(to: &configuration)
+        server.warnIfExposed(command: "replay")
         let library = configuration.cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) }
         let responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
-                                        authority: CertificateAuthority(home: configuration.authorityHome),
-                                        warn: { line in FileHandle.standardError.write(Data("tapedeck replay: \(line)\n".utf8)) })
-        let server: TapedeckServer
+                                        authority: CertificateAuthority(home: configuration.authorityHome))
+        let running: TapedeckServer
         do {
-            server = try await TapedeckServer.start(configuration: configuration, responder: responder)
+            running = try await TapedeckServer.start(configuration: configuration, responder: responder)
         } catch {
-            FileHandle.standardError.write(Data("tapedeck replay: cannot listen on \(host):\(port): \(error)\n".utf8))
+            FileHandleOutput.standardError("tapedeck replay: cannot listen on \(server.host):\(server.port): \(error)")
             throw ExitCode(1)
         }
-        ListeningLine.announce(server)
+        ListeningLine.announce(running)
         _ = await TerminationSignal.wait()
-        try? await server.shutdown()
+        try? await running.shutdown()
     }
 }

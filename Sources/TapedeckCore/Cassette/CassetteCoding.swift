@@ -1,23 +1,14 @@
 import Foundation
 
-// The Codable forms of the cassette types. Bodies need the cassette's ``SideFiles``
+// The Codable forms of the cassette types, with the key names of CassetteKeys.swift. Bodies need the cassette's ``SideFiles``
 // (in the coder's userInfo) to read and write large bodies beside the cassette.
-
-private enum BodyKey: String, CodingKey, CaseIterable {
-    case text, base64, json, file
-    /// Not a form but a mark beside one: the bytes are still in the Content-Encoding.
-    case encoded
-
-    /// The forms a body is written in, exactly one per body.
-    static let forms: [BodyKey] = [.text, .base64, .json, .file]
-}
 
 extension KeyedDecodingContainer {
     /// Reads an optional body: absent means empty; otherwise exactly one of text, base64, json, file.
     func decodeBody(forKey key: Key, sideFiles: SideFiles?) throws -> Body {
         guard contains(key) else { return .empty }
-        let body = try nestedContainer(keyedBy: BodyKey.self, forKey: key)
-        let present = BodyKey.forms.filter(body.contains)
+        let body = try nestedContainer(keyedBy: BodyCodingKey.self, forKey: key)
+        let present = BodyCodingKey.forms.filter(body.contains)
         guard present.count == 1, let form = present.first else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self,
@@ -35,7 +26,7 @@ extension KeyedDecodingContainer {
     }
 
     /// The bytes of one body form.
-    private static func bodyForm(_ form: BodyKey, in body: KeyedDecodingContainer<BodyKey>,
+    private static func bodyForm(_ form: BodyCodingKey, in body: KeyedDecodingContainer<BodyCodingKey>,
                                  sideFiles: SideFiles?) throws -> Body {
         switch form {
         case .encoded:
@@ -66,7 +57,7 @@ extension KeyedEncodingContainer {
     /// Writes a body unless it is empty: text, base64, json as read, or a side file when large.
     fileprivate mutating func encodeBody(_ value: Body, forKey key: Key, sideFiles: SideFiles?) throws {
         guard !value.isEmpty else { return }
-        var body = nestedContainer(keyedBy: BodyKey.self, forKey: key)
+        var body = nestedContainer(keyedBy: BodyCodingKey.self, forKey: key)
         if value.isEncoded { try body.encode(true, forKey: .encoded) }
         if let sideFiles, sideFiles.wantsSideFile(for: value.data) {
             try body.encode(sideFiles.add(value.data), forKey: .file)
@@ -89,7 +80,7 @@ extension Encoder {
 }
 
 extension CassetteRequest: Codable {
-    private enum CodingKeys: String, CodingKey { case method, url, headers, body }
+    private typealias CodingKeys = RequestCodingKey
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -109,7 +100,7 @@ extension CassetteRequest: Codable {
 }
 
 extension CassetteResponse: Codable {
-    private enum CodingKeys: String, CodingKey { case status, headers, body }
+    private typealias CodingKeys = ResponseCodingKey
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -131,7 +122,7 @@ extension CassetteResponse: Codable {
 }
 
 extension StreamChunk: Codable {
-    private enum CodingKeys: String, CodingKey { case atMs, text, base64 }
+    private typealias CodingKeys = ChunkCodingKey
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -159,7 +150,7 @@ extension StreamChunk: Codable {
 }
 
 extension Interaction: Codable {
-    private enum CodingKeys: String, CodingKey { case recordedAt, request, response, timing, delayMs, chunks }
+    private typealias CodingKeys = InteractionCodingKey
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -183,7 +174,7 @@ extension Interaction: Codable {
 }
 
 extension Cassette: Decodable {
-    private enum CodingKeys: String, CodingKey { case version, meta, interactions, stubs }
+    private typealias CodingKeys = CassetteCodingKey
 
     /// Reads a cassette, refusing an unknown version before looking at anything else. A file
     /// with only `stubs` (a stub file) needs no `interactions`.

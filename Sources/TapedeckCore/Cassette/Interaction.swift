@@ -35,6 +35,8 @@ public struct Interaction: Sendable, Hashable {
 
 /// Response timing measured at the proxy, in milliseconds from sending the request upstream.
 public struct Timing: Sendable, Hashable, Codable {
+    private typealias CodingKeys = TimingCodingKey
+
     /// Until the first response byte (the head).
     public var firstByteMs: Double
     /// Until the last response byte.

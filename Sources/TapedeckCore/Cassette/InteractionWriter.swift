@@ -41,39 +41,39 @@ struct InteractionWriter {
     private mutating func write(_ interaction: Interaction) {
         object { writer in
             if let chunks = interaction.chunks {
-                writer.key("chunks")
+                writer.key(InteractionCodingKey.chunks)
                 writer.array { writer in
                     for chunk in chunks {
                         writer.element()
                         writer.object { writer in
-                            writer.key("atMs"); writer.number(chunk.atMs)
-                            if !writer.text(chunk.data, key: "text") {
-                                writer.key("base64"); writer.string(chunk.data.base64EncodedString())
+                            writer.key(ChunkCodingKey.atMs); writer.number(chunk.atMs)
+                            if !writer.text(chunk.data, key: ChunkCodingKey.text) {
+                                writer.key(ChunkCodingKey.base64); writer.string(chunk.data.base64EncodedString())
                             }
                         }
                     }
                 }
             }
-            if let delayMs = interaction.delayMs { writer.key("delayMs"); writer.number(delayMs) }
-            if let recordedAt = interaction.recordedAt { writer.key("recordedAt"); writer.string(recordedAt) }
-            writer.key("request")
+            if let delayMs = interaction.delayMs { writer.key(InteractionCodingKey.delayMs); writer.number(delayMs) }
+            if let recordedAt = interaction.recordedAt { writer.key(InteractionCodingKey.recordedAt); writer.string(recordedAt) }
+            writer.key(InteractionCodingKey.request)
             writer.object { writer in
                 writer.body(interaction.request.body)
-                writer.key("headers"); writer.headers(interaction.request.headers)
-                writer.key("method"); writer.string(interaction.request.method)
-                writer.key("url"); writer.string(interaction.request.url)
+                writer.key(RequestCodingKey.headers); writer.headers(interaction.request.headers)
+                writer.key(RequestCodingKey.method); writer.string(interaction.request.method)
+                writer.key(RequestCodingKey.url); writer.string(interaction.request.url)
             }
-            writer.key("response")
+            writer.key(InteractionCodingKey.response)
             writer.object { writer in
                 writer.body(interaction.response.body)
-                writer.key("headers"); writer.headers(interaction.response.headers)
-                writer.key("status"); writer.integer(interaction.response.status)
+                writer.key(ResponseCodingKey.headers); writer.headers(interaction.response.headers)
+                writer.key(ResponseCodingKey.status); writer.integer(interaction.response.status)
             }
             if let timing = interaction.timing {
-                writer.key("timing")
+                writer.key(InteractionCodingKey.timing)
                 writer.object { writer in
-                    writer.key("firstByteMs"); writer.number(timing.firstByteMs)
-                    writer.key("totalMs"); writer.number(timing.totalMs)
+                    writer.key(TimingCodingKey.firstByteMs); writer.number(timing.firstByteMs)
+                    writer.key(TimingCodingKey.totalMs); writer.number(timing.totalMs)
                 }
             }
         }
@@ -82,35 +82,35 @@ struct InteractionWriter {
     /// The `body` member, absent for an empty body.
     private mutating func body(_ body: Body) {
         guard !body.isEmpty else { return }
-        key("body")
+        key(RequestCodingKey.body)  // the same name in a response
         object { writer in
             // Keys in sorted order: base64 < encoded < file < text.
             if let sideFiles = writer.sideFiles, sideFiles.wantsSideFile(for: body.data) {
                 if body.isEncoded { writer.encodedMark() }
-                writer.key("file"); writer.string(sideFiles.add(body.data))
+                writer.key(BodyCodingKey.file); writer.string(sideFiles.add(body.data))
             } else if body.style == .json, !body.isEncoded, let json = JSONValue(parsing: body.data) {
-                writer.key("json"); writer.value(json)
+                writer.key(BodyCodingKey.json); writer.value(json)
             } else if body.isEncoded {
                 if String(validatingUTF8Data: body.data) != nil {
                     writer.encodedMark()
-                    _ = writer.text(body.data, key: "text")
+                    _ = writer.text(body.data, key: BodyCodingKey.text)
                 } else {
-                    writer.key("base64"); writer.string(body.data.base64EncodedString())
+                    writer.key(BodyCodingKey.base64); writer.string(body.data.base64EncodedString())
                     writer.encodedMark()
                 }
-            } else if !writer.text(body.data, key: "text") {
-                writer.key("base64"); writer.string(body.data.base64EncodedString())
+            } else if !writer.text(body.data, key: BodyCodingKey.text) {
+                writer.key(BodyCodingKey.base64); writer.string(body.data.base64EncodedString())
             }
         }
     }
 
     /// The `"encoded": true` mark of a body still in its Content-Encoding.
     private mutating func encodedMark() {
-        key("encoded"); out.append(contentsOf: "true".utf8)
+        key(BodyCodingKey.encoded); out.append(contentsOf: "true".utf8)
     }
 
     /// Writes the member `key` with `data` as a string when it is valid UTF-8; returns false, writing nothing, otherwise.
-    private mutating func text(_ data: Data, key name: StaticString) -> Bool {
+    private mutating func text(_ data: Data, key name: some CodingKey) -> Bool {
         let isASCII = data.withUnsafeBytes { bytes in bytes.allSatisfy { $0 < 0x80 } }
         if isASCII {
             key(name)
@@ -223,11 +223,12 @@ struct InteractionWriter {
         isFirst = outer
     }
 
-    /// Starts a member of the current object whose name needs no escaping.
-    private mutating func key(_ name: StaticString) {
+    /// Starts a member of the current object named by one of the format's keys (CassetteKeys.swift),
+    /// none of which needs escaping.
+    private mutating func key(_ name: some CodingKey) {
         element()
         out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: name.stringValue.utf8)
         out.append(contentsOf: Self.keyEnd)
     }
 

@@ -34,7 +34,7 @@ public struct RequestTarget: Sendable, Hashable {
             let (host, port) = Self.splitAuthority(Substring(authority))
             self.scheme = scheme
             self.host = host.lowercased()
-            self.port = port ?? (scheme == "https" ? 443 : 80)
+            self.port = port ?? Self.defaultPort(scheme: scheme)
         }
         if let questionMark = rest.firstIndex(of: UInt8(ascii: "?")) {
             query = String(Substring(rest[bytes.index(after: questionMark)...]))
@@ -63,7 +63,7 @@ public struct RequestTarget: Sendable, Hashable {
     /// `host` or `host:port`, the port left out when it is the scheme's default: a URL's
     /// authority, and the `Host` header sent to that origin.
     public static func authority(scheme: String, host: String, port: Int) -> String {
-        port == (scheme == "https" ? 443 : 80) ? urlHost(host) : "\(urlHost(host)):\(port)"
+        port == defaultPort(scheme: scheme) ? urlHost(host) : "\(urlHost(host)):\(port)"
     }
 
     /// Where `://` starts in `haystack`.
@@ -77,7 +77,13 @@ public struct RequestTarget: Sendable, Hashable {
         return nil
     }
 
-    private static func splitAuthority(_ authority: Substring) -> (String, Int?) {
+    /// The port a scheme implies: 443 for `https` (and `wss`), 80 otherwise.
+    public static func defaultPort(scheme: String) -> Int {
+        scheme == "https" || scheme == "wss" ? 443 : 80
+    }
+
+    /// Splits `host[:port]` (or `[v6][:port]`); the port is nil when absent or not a number.
+    public static func splitAuthority(_ authority: Substring) -> (host: String, port: Int?) {
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             let host = authority[authority.index(after: authority.startIndex)..<close]
             let afterClose = authority[authority.index(after: close)...]

@@ -18,6 +18,17 @@ public enum RecordMode: String, Sendable, Hashable, CaseIterable {
         self.init(rawValue: lowered)
     }
 
+    /// Whether this mode records anything, given whether the cassette exists: `all` and
+    /// `new-episodes` always may, `once` only into a new cassette, `replay` never. Every door
+    /// (the recording proxy, the recording connector, the test trait) asks here.
+    public func records(cassetteExists: Bool) -> Bool {
+        switch self {
+        case .all, .newEpisodes: true
+        case .once: !cassetteExists
+        case .replay: false
+        }
+    }
+
     /// The name of the environment variable that overrides the mode in code.
     public static let environmentVariable = "TAPEDECK_MODE"
 

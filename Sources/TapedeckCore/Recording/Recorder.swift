@@ -60,7 +60,7 @@ public final class Recorder: Sendable {
         self.expiryPolicy = playback.expiry.policy
         self.beforeRecord = hooks.beforeRecord
         self.player = Player(cassette: existing ?? Cassette(), name: file.path, options: playback, hooks: hooks, stubs: stubs)
-        let records = mode == .all || mode == .newEpisodes || (mode == .once && !exists)
+        let records = mode.records(cassetteExists: exists)
         let meta = mode == .all ? .now() : existing?.meta ?? .now()
         self.writer = records
             ? CassetteWriter(file: file, codec: codec, meta: meta, existing: existing?.interactions ?? [],

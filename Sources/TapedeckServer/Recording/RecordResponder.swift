@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -11,36 +12,33 @@ import TapedeckCore
 public final class RecordResponder: Responder {
     /// The core recorder holding the cassette.
     public let recorder: Recorder
-    /// The request journal.
-    public let journal: Journal
-    /// Unmatched requests (mode once with an existing cassette).
-    public let unmatched: UnmatchedLog
     /// The local CA for intercepted HTTPS.
     public let authority: CertificateAuthority
     private let settings: RecordSettings
-    private let base: TargetBase?
+    private let base: ReverseProxyTarget?
     private let forwarder: UpstreamForwarder
     private let admin: AdminEndpoints
-    private let unmatchedStatus: HTTPResponseStatus
-    private let onSaveError: @Sendable (String) -> Void
+    private let answers: PlaybackAnswers
+    private let logger: Logger
     private let inFlight = InFlightExchanges()
     private let recordingQueue: RecordingQueue
 
     /// Opens the cassette and sets up upstream TLS; bad settings or a broken cassette throw.
+    ///
+    /// - Parameter logger: told of what could not be saved or recorded (errors), and of expired
+    ///   interactions served and exchanges left unrecorded (warnings), one line each.
     public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
-                onError: @escaping @Sendable (String) -> Void = { _ in }) throws {
+                logger: Logger = Logger(label: "tapedeck.record")) throws {
         self.settings = settings
-        base = try settings.targetBase()
+        base = settings.target
         forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout)
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
-                                onSaveError: { error in onError("cannot save: \(error)") })
-        onSaveError = onError
-        journal = Journal(capacity: configuration.journalCapacity)
-        unmatched = UnmatchedLog()
+                                onSaveError: { error in logger.error("cannot save: \(error)") })
+        self.logger = logger
         self.authority = authority
-        unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
-        recordingQueue = RecordingQueue { [recorder, journal, inFlight] exchange in
+        answers = PlaybackAnswers(configuration: configuration, logger: logger)
+        recordingQueue = RecordingQueue { [recorder, journal = answers.journal, inFlight] exchange in
             defer { inFlight.leave() }
             do {
                 let now = Timestamp.now()
@@ -48,15 +46,20 @@ public final class RecordResponder: Responder {
                 journal.append(JournalEntry(time: now, method: exchange.request.method, url: exchange.request.url,
                                             session: nil, outcome: .recorded))
             } catch {
-                onError("cannot record \(exchange.request.method) \(settings.playback.secrets.conceal(exchange.request).url): \(error)")
+                logger.error("cannot record \(exchange.request.method) \(settings.playback.secrets.conceal(exchange.request).url): \(error)")
             }
         }
         admin = AdminEndpoints(
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
-            journal: journal, unmatched: unmatched, stubs: recorder.stubs,
+            journal: answers.journal, unmatched: answers.unmatched, stubs: recorder.stubs,
             resetPlayback: { [recorder] in recorder.reset() }, authority: authority)
     }
+
+    /// The request journal.
+    public var journal: Journal { answers.journal }
+    /// Unmatched requests (mode once with an existing cassette).
+    public var unmatched: UnmatchedLog { answers.unmatched }
 
     /// Waits for the exchanges under way, saves everything recorded and removes the spare file.
     public func shutdown() async throws {
@@ -105,20 +108,14 @@ public final class RecordResponder: Responder {
         }
         switch recorder.route(cassetteRequest, session: session) {
         case .replay(let playback):
-            journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session.isEmpty ? nil : session))
             do {
-                if playback.isExpired { onSaveError(ExpiryOptions.warning(for: playback)) }
-                sink.serve(playback, prepared: try PreparedResponse(playback.interaction), to: request)
+                let prepared = try PreparedResponse(playback.interaction)
+                answers.serve(playback, prepared: prepared, for: cassetteRequest, session: session, to: request, sink: sink)
             } catch {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
             }
         case .unmatched(let diagnosis):
-            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
-                                        session: session.isEmpty ? nil : session, outcome: .unmatched))
-            unmatched.append(diagnosis)
-            sink.send(status: unmatchedStatus,
-                      headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
-                      body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))
+            answers.refuse(diagnosis, for: cassetteRequest, session: session, sink: sink)
         case .forward:
             forward(request, as: cassetteRequest, target: target, sink: sink, record: true)
         }
@@ -148,7 +145,7 @@ public final class RecordResponder: Responder {
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
         forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink) { [self] exchange in
             guard let exchange else {
-                if record { onSaveError(IncompleteExchange.logLine(method: cassetteRequest.method, url: secrets.conceal(cassetteRequest).url)) }
+                if record { logger.warning("\(IncompleteExchange.logLine(method: cassetteRequest.method, url: secrets.conceal(cassetteRequest).url))") }
                 inFlight.leave()
                 return
             }

@@ -6,8 +6,8 @@ import TapedeckCore
 public struct RecordSettings: Sendable {
     /// The cassette file.
     public var cassette: URL
-    /// The base URL of a reverse proxy (`https://api.example.com`), nil for a forward proxy.
-    public var target: String?
+    /// The base URL of a reverse proxy, nil for a forward proxy.
+    public var target: ReverseProxyTarget?
     /// The recording mode (default new-episodes).
     public var mode: RecordMode
     /// The redaction applied before anything is written.
@@ -26,7 +26,7 @@ public struct RecordSettings: Sendable {
     public var hooks = PlaybackHooks()
 
     /// Creates settings with the documented defaults.
-    public init(cassette: URL, target: String? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
+    public init(cassette: URL, target: ReverseProxyTarget? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
                 trust: UpstreamTrust = UpstreamTrust(), passthroughHosts: Set<String> = [],
                 upstreamTimeout: TimeAmount = .seconds(60), playback: PlaybackOptions = PlaybackOptions()) {
         self.cassette = cassette
@@ -38,23 +38,10 @@ public struct RecordSettings: Sendable {
         self.upstreamTimeout = upstreamTimeout
         self.playback = playback
     }
-
-    /// The target as a base URL, or why it is not a usable one.
-    func targetBase() throws(SettingsError) -> TargetBase? {
-        guard let target else { return nil }
-        let parts = RequestTarget(target)
-        guard let scheme = parts.scheme, scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
-              let port = parts.port, let authority = parts.authority, parts.query == nil else {
-            throw SettingsError(message: "--target must be an http or https base URL such as https://api.example.com, not \"\(target)\"")
-        }
-        var prefix = parts.path
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        return TargetBase(origin: "\(scheme)://\(authority)", prefix: prefix, scheme: scheme, host: host, port: port)
-    }
 }
 
-/// The `--target` base URL of a reverse proxy, which origin-form requests are sent to.
-struct TargetBase: Sendable {
+/// The base URL of a reverse proxy (`https://api.example.com/v1`), which origin-form requests are sent to.
+public struct ReverseProxyTarget: Sendable, Hashable {
     /// `scheme://authority`, as the recorded URLs start.
     let origin: String
     /// The base URL's path without trailing slashes, put before each request's path.
@@ -62,6 +49,22 @@ struct TargetBase: Sendable {
     let scheme: String
     let host: String
     let port: Int
+
+    /// Reads a base URL: http or https, a host, an optional path, no query.
+    public init(_ text: String) throws(ReverseProxyTargetError) {
+        let parts = RequestTarget(text)
+        guard let scheme = parts.scheme, scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
+              let port = parts.port, let authority = parts.authority, parts.query == nil else {
+            throw ReverseProxyTargetError(text: text)
+        }
+        var prefix = parts.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        self.origin = "\(scheme)://\(authority)"
+        self.prefix = prefix
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+    }
 
     /// The URL a request for `uri` (origin-form) goes to, and its parts, without parsing the base again.
     func target(for uri: String) -> (url: String, target: RequestTarget) {
@@ -71,4 +74,25 @@ struct TargetBase: Sendable {
         target.port = port
         return (origin + prefix + uri, target)
     }
+}
+
+/// A reverse proxy's target that is not an http or https base URL.
+public struct ReverseProxyTargetError: Error, CustomStringConvertible, Sendable {
+    /// What was given.
+    public let text: String
+
+    public var description: String {
+        "the target must be an http or https base URL such as https://api.example.com, not \"\(text)\""
+    }
+}
+
+/// A recording setting that cannot be used: an unreadable certificate, no upstream host.
+public struct SettingsError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong and what would be right.
+    public let message: String
+
+    /// Creates an error.
+    public init(message: String) { self.message = message }
+
+    public var description: String { message }
 }

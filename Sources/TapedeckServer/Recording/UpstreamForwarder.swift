@@ -28,7 +28,7 @@ struct UpstreamForwarder: Sendable {
             exchange.failed(.unreachable(SettingsError(message: "no upstream host in \(cassetteRequest.url)")))
             return
         }
-        let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? (scheme == "https" ? 443 : 80))
+        let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? RequestTarget.defaultPort(scheme: scheme))
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
         let body = request.body
         let scope = sink.scope

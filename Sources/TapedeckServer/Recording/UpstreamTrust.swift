@@ -27,7 +27,7 @@ public struct UpstreamTrust: Sendable {
             } catch let error as SettingsError {
                 throw error
             } catch {
-                throw SettingsError(message: "--upstream-ca \(file.path): \(error)")
+                throw SettingsError(message: "extra root certificate \(file.path): \(error)")
             }
         }
         return tls

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -10,32 +11,30 @@ public final class ReplayResponder: Responder {
     public let deck: ReplayDeck
     /// The cassettes `Tapedeck-Cassette` selects, if a folder was given.
     public let library: CassetteLibrary?
-    /// The journal of requests.
-    public let journal: Journal
-    /// The unmatched requests.
-    public let unmatched: UnmatchedLog
     /// The local CA for intercepted HTTPS.
     public let authority: CertificateAuthority
-    private let unmatchedStatus: HTTPResponseStatus
+    private let answers: PlaybackAnswers
     private let admin: AdminEndpoints
-    private let warn: @Sendable (String) -> Void
+
+    /// The journal of requests.
+    public var journal: Journal { answers.journal }
+    /// The unmatched requests.
+    public var unmatched: UnmatchedLog { answers.unmatched }
 
     /// Creates a responder over a deck.
     ///
-    /// - Parameter warn: told of each expired interaction served (`--on-expired warn`), one line each.
+    /// - Parameter logger: warned of each expired interaction served (expiry policy `warn`), one line each.
     public init(deck: ReplayDeck, library: CassetteLibrary?, configuration: ServerConfiguration,
-                authority: CertificateAuthority, warn: @escaping @Sendable (String) -> Void = { _ in }) {
-        self.warn = warn
+                authority: CertificateAuthority, logger: Logger = Logger(label: "tapedeck.replay")) {
         self.deck = deck
         self.library = library
-        self.journal = Journal(capacity: configuration.journalCapacity)
-        self.unmatched = UnmatchedLog()
         self.authority = authority
-        self.unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
+        let answers = PlaybackAnswers(configuration: configuration, logger: logger)
+        self.answers = answers
         admin = AdminEndpoints(
             mode: "replay",
             cassettes: { [deck] in (deck.player.cassettes, deck.player.interactions.count) },
-            journal: journal, unmatched: unmatched, stubs: deck.player.stubs,
+            journal: answers.journal, unmatched: answers.unmatched, stubs: deck.player.stubs,
             resetPlayback: { [deck, library] in
                 deck.player.reset()
                 library?.loaded.forEach { $0.player.reset() }
@@ -75,23 +74,15 @@ public final class ReplayResponder: Responder {
             }
         }
         let cassetteRequest = request.cassetteRequest()
-        let session = control.session.isEmpty ? nil : control.session
         switch deck.player.play(cassetteRequest, session: control.session) {
         case .played(let playback):
-            journal.append(JournalEntry(played: playback, request: cassetteRequest, session: session))
             guard let response = deck.response(for: playback) else {
                 sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
                 return
             }
-            if playback.isExpired { warn(ExpiryOptions.warning(for: playback)) }
-            sink.serve(playback, prepared: response, to: request)
+            answers.serve(playback, prepared: response, for: cassetteRequest, session: control.session, to: request, sink: sink)
         case .unmatched(let diagnosis):
-            journal.append(JournalEntry(time: Timestamp.now(), method: cassetteRequest.method, url: cassetteRequest.url,
-                                        session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched))
-            unmatched.append(diagnosis)
-            sink.send(status: unmatchedStatus,
-                      headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
-                      body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))
+            answers.refuse(diagnosis, for: cassetteRequest, session: control.session, sink: sink)
         }
     }
 

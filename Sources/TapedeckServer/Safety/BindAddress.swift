@@ -7,10 +7,4 @@ public enum BindAddress {
         let parts = lower.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
-
-    /// The warning printed when a server binds beyond loopback, or nil for loopback.
-    public static func warning(host: String, command: String) -> String? {
-        if isLoopback(host) { return nil }
-        return "tapedeck \(command): warning: --host \(host) exposes this server beyond this machine; anyone who can reach it can use it (consider --proxy-auth USER:PASSWORD and --no-admin)"
-    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The user and password of `--proxy-auth USER:PASSWORD`, checked against `Proxy-Authorization: Basic`.
+/// A user and password, checked against `Proxy-Authorization: Basic`.
 public struct ProxyCredentials: Sendable, Hashable {
     /// The user name.
     public let user: String
@@ -39,12 +39,12 @@ public struct ProxyCredentials: Sendable, Hashable {
     }
 }
 
-/// `--proxy-auth` was not `USER:PASSWORD`.
+/// Proxy credentials were not `USER:PASSWORD`.
 public struct ProxyCredentialsError: Error, CustomStringConvertible, Sendable {
     /// What was given (the password part is not echoed).
     public let text: String
     /// What is wrong with it.
     public let reason: String
 
-    public var description: String { "--proxy-auth must be USER:PASSWORD; the value given \(reason)" }
+    public var description: String { "proxy credentials must be USER:PASSWORD; the value given \(reason)" }
 }

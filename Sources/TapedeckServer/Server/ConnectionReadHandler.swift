@@ -15,7 +15,8 @@ import NIOCore
 ///
 /// The idle check is a timer armed once per timeout, not per read: it fires SwiftNIO's
 /// `IdleStateHandler.IdleStateEvent.read` when the last read is a whole timeout old, and re-arms
-/// for when it would be otherwise. (A tunnel gets SwiftNIO's `IdleStateHandler` instead, see
+/// for when it would be otherwise. Time is the event loop's, so `EmbeddedEventLoop.advanceTime`
+/// drives it in tests. (A tunnel gets SwiftNIO's `IdleStateHandler` instead, see
 /// ``ServerPipeline``.)
 final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -26,7 +27,8 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var readingAhead = false
     /// Whether the handlers behind asked for a read since the last read completed.
     private var asked = false
-    private var lastRead = NIODeadline.now()
+    /// When the last read completed, or the connection started.
+    private var lastRead = NIODeadline.uptimeNanoseconds(0)
     private var idleCheck: Scheduled<Void>?
 
     init(idleTimeout: TimeAmount) {
@@ -34,11 +36,11 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { armIdleCheck(context: context, at: .now() + idleTimeout) }
+        if context.channel.isActive { startIdleCheck(context: context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if idleCheck == nil { armIdleCheck(context: context, at: .now() + idleTimeout) }
+        if idleCheck == nil { startIdleCheck(context: context) }
         context.fireChannelActive()
     }
 
@@ -58,7 +60,7 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        lastRead = .now()
+        lastRead = context.eventLoop.now
         let readAhead = readingAhead
         readingAhead = false
         asked = false
@@ -69,6 +71,11 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
             readingAhead = true
             context.read()
         }
+    }
+
+    private func startIdleCheck(context: ChannelHandlerContext) {
+        lastRead = context.eventLoop.now
+        armIdleCheck(context: context, at: lastRead + idleTimeout)
     }
 
     private func stopIdleCheck() {
@@ -83,8 +90,9 @@ final class ConnectionReadHandler: ChannelDuplexHandler, RemovableChannelHandler
             handler.idleCheck = nil
             guard context.channel.isActive else { return }
             let quietUntil = handler.lastRead + handler.idleTimeout
-            if quietUntil <= .now() {
-                handler.armIdleCheck(context: context, at: .now() + handler.idleTimeout)
+            let now = context.eventLoop.now
+            if quietUntil <= now {
+                handler.armIdleCheck(context: context, at: now + handler.idleTimeout)
                 context.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
             } else {
                 handler.armIdleCheck(context: context, at: quietUntil)

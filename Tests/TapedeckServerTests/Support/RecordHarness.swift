@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOPosix
 import TapedeckCore
 import TapedeckServer
@@ -20,7 +21,7 @@ struct RecordHarness {
         configure(&configuration)
         let responder = try RecordResponder(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: home),
-                                            onError: { message in print("RECORD-ERROR \(message)") })
+                                            logger: Logger(label: "tapedeck.record.test"))
         let server = try await TapedeckServer.start(configuration: configuration, responder: responder)
         let harness = RecordHarness(server: server, responder: responder, authorityHome: home)
         do {
@@ -41,7 +42,7 @@ struct RecordHarness {
     /// with the proxy (reverse, in front of the upstream, unless `settings` says otherwise),
     /// stops the upstream and returns the cassette file's text and what it holds.
     static func recordFromTestUpstream(
-        settings: (_ cassette: URL, _ upstream: TestUpstream) -> RecordSettings = { RecordSettings(cassette: $0, target: $1.base) },
+        settings: (_ cassette: URL, _ upstream: TestUpstream) throws -> RecordSettings = { RecordSettings(cassette: $0, target: $1.target) },
         _ body: (RecordHarness, TestUpstream) async throws -> Void
     ) async throws -> (text: String, cassette: Cassette) {
         let directory = try Fixtures.temporaryDirectory()
@@ -49,7 +50,7 @@ struct RecordHarness {
         let cassette = directory.appending(path: "recorded.json")
         let upstream = try await TestUpstream.start()
         do {
-            try await run(settings: settings(cassette, upstream)) { harness in try await body(harness, upstream) }
+            try await run(settings: try settings(cassette, upstream)) { harness in try await body(harness, upstream) }
         } catch {
             try? await upstream.stop()
             throw error

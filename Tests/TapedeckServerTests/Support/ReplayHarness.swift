@@ -18,7 +18,7 @@ struct ReplayHarness {
     var base: String { server.url }
 
     /// Runs `body` with a server over `files`.
-    static func run<T>(files: [URL], settings: ReplaySettings = ReplaySettings(), cassetteDirectory: URL? = nil,
+    static func run<T>(files: [URL], options: PlaybackOptions = PlaybackOptions(), cassetteDirectory: URL? = nil,
                        configure: (inout ServerConfiguration) -> Void = { _ in },
                        _ body: (ReplayHarness) async throws -> T) async throws -> T {
         let home = try Fixtures.temporaryDirectory().appending(path: "home")
@@ -26,7 +26,6 @@ struct ReplayHarness {
         var configuration = ServerConfiguration(port: 0, cassetteDirectory: cassetteDirectory, authorityHome: home,
                                                 delayObserver: { delay in delays.append(delay) })
         configure(&configuration)
-        let options = try settings.playbackOptions()
         let deck = try ReplayResponder.loadDeck(files: files, options: options)
         let responder = ReplayResponder(deck: deck, library: cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) },
                                         configuration: configuration, authority: CertificateAuthority(home: home))

@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import SwiftASN1
 import TapedeckCore
+import TapedeckServer
 import X509
 
 /// A real upstream service the recording tests start themselves, over plain HTTP or HTTPS
@@ -24,6 +25,11 @@ final class TestUpstream: Sendable {
 
     /// The base URL with 127.0.0.1.
     var base: String { "\(scheme)://127.0.0.1:\(port)" }
+    /// The base URL as a reverse proxy's target.
+    var target: ReverseProxyTarget {
+        // `base` is always http://127.0.0.1:PORT, which reads as a target.
+        try! ReverseProxyTarget(base)
+    }
 
     /// Starts the upstream; pass a certificate to serve HTTPS.
     static func start(certificate: TestCertificate? = nil) async throws -> TestUpstream {

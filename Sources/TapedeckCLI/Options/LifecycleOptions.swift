@@ -46,5 +46,3 @@ struct LifecycleOptions: ParsableArguments {
             ?? (try? Date(text, strategy: Date.ISO8601FormatStyle()))
     }
 }
-
-extension ExpiryPolicy: ExpressibleByArgument {}

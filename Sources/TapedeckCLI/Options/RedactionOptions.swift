@@ -1,8 +1,8 @@
 import ArgumentParser
-import TapedeckTooling
+import TapedeckCore
 
-/// The redaction options of the cassette tools, spelled as `tapedeck record` spells them.
-struct ToolingRedactionOptions: ParsableArguments {
+/// The redaction options `tapedeck record` and the cassette tools share.
+struct RedactionOptions: ParsableArguments {
     @Option(name: .customLong("redact-header"), help: ArgumentHelp("Also redact this header in requests and responses.", valueName: "NAME"))
     var headers: [String] = []
 
@@ -10,13 +10,15 @@ struct ToolingRedactionOptions: ParsableArguments {
     var queryParameters: [String] = []
 
     @Option(name: .customLong("redact-json-path"), help: ArgumentHelp("Also redact this place in JSON bodies, such as $.user.ssn or $..secret.", valueName: "PATH"))
-    var jsonPaths: [String] = []
+    var jsonPaths: [JSONPath] = []
 
     @Flag(name: .customLong("no-default-redactions"), help: "Apply only the rules given, not the defaults (Authorization, Cookie, token, password...).")
     var noDefaults = false
 
-    /// The settings for the tooling library.
-    var settings: RedactionSettings {
-        RedactionSettings(headers: headers, queryParameters: queryParameters, jsonPaths: jsonPaths, useDefaults: !noDefaults)
+    /// The rules the recorder applies before anything is written.
+    var rules: RedactionRules {
+        (noDefaults ? RedactionRules.none : RedactionRules.defaults)
+            .adding(headers: headers, queryParameters: queryParameters, jsonPaths: jsonPaths)
     }
+
 }

@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks, kept out of the products users see (as SwiftNIO keeps its own in Benchmarks/):
+// the connector benchmark and the bare SwiftNIO server that is the server benchmark's baseline.
+// scripts/bench-connector.sh and scripts/bench-server.sh build them here in release mode.
+let package = Package(
+    name: "TapedeckBenchmarks",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "tapedeck-bench", targets: ["ConnectorBenchmark"]),
+        .executable(name: "bare-server", targets: ["BareServer"]),
+    ],
+    dependencies: [
+        .package(name: "Tapedeck", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Connector replay: time per request for small and large cassettes and for stubs (release mode).
+        .executableTarget(
+            name: "ConnectorBenchmark",
+            dependencies: [
+                .product(name: "Tapedeck", package: "Tapedeck"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "ConnectorBenchmark"
+        ),
+        // The baseline of the server benchmark: SwiftNIO answering one fixed response.
+        .executableTarget(
+            name: "BareServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "BareServer"
+        ),
+    ]
+)

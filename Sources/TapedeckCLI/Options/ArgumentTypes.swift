@@ -1,0 +1,39 @@
+import ArgumentParser
+import TapedeckCore
+import TapedeckServer
+
+// The core's option types as command-line values: swift-argument-parser parses them, names the
+// option in its error, and lists the choices in `--help`. The libraries take only these types.
+
+extension LatencyOption: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let option = try? LatencyOption(parsing: argument) else { return nil }
+        self = option
+    }
+
+    public var defaultValueDescription: String { description }
+}
+
+extension ExhaustionPolicy: ExpressibleByArgument {}
+
+extension ExpiryPolicy: ExpressibleByArgument {}
+
+extension RecordMode: ExpressibleByArgument {
+    public init?(argument: String) {
+        self.init(parsing: argument)
+    }
+}
+
+extension JSONPath: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let path = try? JSONPath(argument) else { return nil }
+        self = path
+    }
+}
+
+extension ReverseProxyTarget: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let target = try? ReverseProxyTarget(argument) else { return nil }
+        self = target
+    }
+}

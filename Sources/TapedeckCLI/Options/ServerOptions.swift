@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import TapedeckServer
+
+/// Where a server listens and the limits of every connection: the options `tapedeck replay`
+/// and `tapedeck record` share.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free one.")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("Largest request body; larger ones get 413.", valueName: "BYTES"))
+    var maxBody = 64 << 20
+
+    @Option(help: ArgumentHelp("How long a silent connection is kept open.", valueName: "SECONDS"))
+    var idleTimeout = 60
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+        guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+    }
+
+    /// The configuration these options describe, with the documented defaults for the rest.
+    var configuration: ServerConfiguration {
+        ServerConfiguration(host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)))
+    }
+
+    /// Prints a warning when the server is about to listen beyond this machine.
+    func warnIfExposed(command: String) {
+        guard !BindAddress.isLoopback(host) else { return }
+        FileHandleOutput.standardError(
+            "tapedeck \(command): warning: --host \(host) exposes this server beyond this machine; anyone who can reach it "
+                + "can use it (consider --proxy-auth USER:PASSWORD and --no-admin)")
+    }
+}

@@ -1,0 +1,73 @@
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// `CONNECT` tunnels and WebSocket relays: what happens to a connection once it stops being
+/// plain HTTP request/response.
+extension ExchangeHandler {
+    /// Carries out the responder's plan for a `CONNECT host:port`.
+    func openTunnel(context: ChannelHandlerContext, host: String, port: Int) {
+        switch responder.connectPlan(host: host, port: port) {
+        case .refuse(let status, let reason):
+            refuse(context: context, status: HTTPResponseStatus(statusCode: status), reason: reason)
+        case .relay:
+            tunnelOpened()
+            relay(context: context, host: host, port: port, tls: nil) { handler, context, _ in
+                handler.writeTunnelEstablished(context: context)
+            }
+        case .intercept(let sslContext):
+            tunnelOpened()
+            let written = writeTunnelEstablished(context: context)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let configuration = configuration
+            let responder = responder
+            written.whenSuccess {
+                let (handler, context) = bound.value
+                do {
+                    try ServerPipeline.switchToTunnel(context: context, handler: handler, sslContext: sslContext,
+                                                      host: host, port: port, responder: responder, configuration: configuration)
+                } catch {
+                    context.close(promise: nil)
+                }
+            }
+        }
+    }
+
+    /// Connects to an upstream, sends the bytes given, and relays the connection to it (WebSocket upgrades).
+    func openUpstreamTunnel(context: ChannelHandlerContext, host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+        relay(context: context, host: host, port: port, tls: tls) { _, _, upstream in
+            upstream.writeAndFlush(initialBytes)
+        }
+    }
+
+    /// Connects to `host:port` and, once `prepare` (run with the new upstream connection) is done,
+    /// relays this connection to it byte for byte; answers 502 when connecting fails.
+    private func relay(context: ChannelHandlerContext, host: String, port: Int, tls: NIOSSLContext?,
+                       prepare: @escaping (ExchangeHandler, ChannelHandlerContext, any Channel) -> EventLoopFuture<Void>) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        UpstreamSocket.connect(host: host, port: port, tls: tls, on: context.eventLoop).assumeIsolated().whenComplete { result in
+            let (handler, context) = bound.value
+            switch result {
+            case .failure(let error):
+                handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
+                               code: "upstream-unreachable")
+            case .success(let upstream):
+                prepare(handler, context, upstream).assumeIsolated().whenSuccess {
+                    do {
+                        try ServerPipeline.switchToRelay(context: context, handler: handler, upstream: upstream)
+                    } catch {
+                        upstream.close(promise: nil)
+                        context.close(promise: nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answers a CONNECT with 200; completes when the answer is on the wire.
+    private func writeTunnelEstablished(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: HTTPHeaders([("Content-Length", "0")]))
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        return context.writeAndFlush(wrapOutboundOut(.end(nil)))
+    }
+}

@@ -1,0 +1,44 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+/// How both servers answer what the core's player decided, and what they note of it: the
+/// journal entry, the expiry warning, and the unmatched status with its diagnosis. The replay
+/// server and the recording proxy (for what its cassette already holds) both answer here.
+struct PlaybackAnswers: Sendable {
+    /// The request journal of the admin API.
+    let journal: Journal
+    /// The unmatched requests of the admin API.
+    let unmatched: UnmatchedLog
+    /// The status of an unmatched request (599 unless configured).
+    let unmatchedStatus: HTTPResponseStatus
+    /// Warned of each expired interaction served.
+    let logger: Logger
+
+    init(configuration: ServerConfiguration, logger: Logger) {
+        journal = Journal(capacity: configuration.journalCapacity)
+        unmatched = UnmatchedLog()
+        unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
+        self.logger = logger
+    }
+
+    /// Serves a played interaction, noting it in the journal (and warning when it expired).
+    func serve(_ playback: Playback, prepared: PreparedResponse, for played: CassetteRequest, session: String,
+               to request: IncomingRequest, sink: ResponseSink) {
+        journal.append(JournalEntry(played: playback, request: played, session: session.isEmpty ? nil : session))
+        if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
+        sink.serve(playback, prepared: prepared, to: request)
+    }
+
+    /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON.
+    func refuse(_ diagnosis: MatchDiagnosis, for request: CassetteRequest, session: String, sink: ResponseSink) {
+        journal.append(JournalEntry(time: Timestamp.now(), method: request.method, url: request.url,
+                                    session: session.isEmpty ? nil : session,
+                                    outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched))
+        unmatched.append(diagnosis)
+        sink.send(status: unmatchedStatus,
+                  headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
+                  body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))
+    }
+}

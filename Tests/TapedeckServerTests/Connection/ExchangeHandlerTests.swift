@@ -1,0 +1,213 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+@testable import TapedeckServer
+import Testing
+
+/// The server's connection pipeline as built for a socket (``ServerPipeline``), driven through
+/// `EmbeddedChannel`: bytes in, bytes out, no socket, no clock but the embedded one.
+@Suite struct ExchangeHandlerTests {
+    /// A responder that answers at once with the path it was asked for, or keeps the sink to
+    /// answer later; it notes every request and `CONNECT`. EmbeddedChannel runs everything on
+    /// the test's thread.
+    final class TestResponder: Responder, @unchecked Sendable {
+        var answersAtOnce = true
+        var plan = ConnectPlan.refuse(status: 403, reason: "no tunnels to this host")
+        private(set) var requests: [IncomingRequest] = []
+        private(set) var connects: [String] = []
+        private var held: [ResponseSink] = []
+
+        func respond(to request: IncomingRequest, sink: ResponseSink) {
+            requests.append(request)
+            if answersAtOnce { Self.answer(request, sink) } else { held.append(sink) }
+        }
+
+        func connectPlan(host: String, port: Int) -> ConnectPlan {
+            connects.append("\(host):\(port)")
+            return plan
+        }
+
+        /// Answers the oldest request still waiting.
+        func answerNext() {
+            let sink = held.removeFirst()
+            Self.answer(requests[requests.count - held.count - 1], sink)
+        }
+
+        private static func answer(_ request: IncomingRequest, _ sink: ResponseSink) {
+            sink.send(status: .ok, body: ByteBuffer(string: "answer to \(request.head.uri) (\(request.body.readableBytes) bytes)"))
+        }
+    }
+
+    private func connection(_ responder: TestResponder, maxBodySize: Int = 1024) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        let configuration = ServerConfiguration(maxBodySize: maxBodySize, idleTimeout: .seconds(60))
+        try ServerPipeline.configure(channel: channel, responder: responder, configuration: configuration)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return channel
+    }
+
+    /// Everything written to the client so far, as text, after the flushes a kept-alive
+    /// connection defers to the end of the loop's turn (``DeferredFlush``).
+    private func written(_ channel: EmbeddedChannel) throws -> String {
+        channel.embeddedEventLoop.run()
+        var text = ""
+        while let data = try channel.readOutbound(as: IOData.self) {
+            if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
+        }
+        return text
+    }
+
+    private func send(_ text: String, to channel: EmbeddedChannel) throws {
+        try channel.writeInbound(ByteBuffer(string: text))
+    }
+
+    @Test func keepAliveServesOneRequestAfterAnother() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try send("GET /one HTTP/1.1\r\nHost: a\r\n\r\n", to: channel)
+        let first = try written(channel)
+        #expect(first.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(first.hasSuffix("answer to /one (0 bytes)"))
+        #expect(!first.lowercased().contains("connection: close"))
+        try send("POST /two HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc", to: channel)
+        #expect(try written(channel).hasSuffix("answer to /two (3 bytes)"))
+        #expect(channel.isActive)
+        _ = try channel.finish()
+    }
+
+    @Test func http10AndConnectionCloseEndTheConnectionAfterTheAnswer() throws {
+        for request in ["GET /old HTTP/1.0\r\n\r\n", "GET /last HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"] {
+            let channel = try connection(TestResponder())
+            try send(request, to: channel)
+            let answer = try written(channel)
+            #expect(answer.contains("Connection: close\r\n"), "\(request)")
+            #expect(answer.contains("answer to /"))
+            #expect(!channel.isActive, "\(request)")
+        }
+    }
+
+    @Test func pipelinedRequestsWaitForTheResponseBeforeThem() throws {
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let channel = try connection(responder)
+        try send("GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n", to: channel)
+        #expect(responder.requests.map(\.head.uri) == ["/first"])
+        #expect(try written(channel).isEmpty)
+
+        responder.answerNext()
+        #expect(responder.requests.map(\.head.uri) == ["/first", "/second"])
+        let first = try written(channel)
+        #expect(first.hasSuffix("answer to /first (0 bytes)"))
+        #expect(!first.contains("/second"))
+
+        responder.answerNext()
+        #expect(try written(channel).hasSuffix("answer to /second (0 bytes)"))
+        #expect(channel.isActive)
+        _ = try channel.finish()
+    }
+
+    @Test func aDeclaredBodyOverTheLimitGets413AtOnceAndNoContinue() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder, maxBodySize: 10)
+        try send("PUT /big HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n", to: channel)
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+        #expect(!answer.contains("100 Continue"))
+        #expect(answer.contains("over the limit of 10 bytes (--max-body)"))
+        #expect(responder.requests.isEmpty)
+        #expect(!channel.isActive)
+    }
+
+    @Test func aChunkedBodyOverTheLimitGets413() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder, maxBodySize: 10)
+        try send("POST /big HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n01234567\r\n8\r\n89abcdef\r\n0\r\n\r\n", to: channel)
+        #expect(try written(channel).hasPrefix("HTTP/1.1 413 Payload Too Large\r\n"))
+        #expect(responder.requests.isEmpty)
+        #expect(!channel.isActive)
+    }
+
+    @Test func expectContinueGets100BeforeTheBody() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try send("PUT /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n", to: channel)
+        #expect(try written(channel) == "HTTP/1.1 100 Continue\r\n\r\n")
+        try send("data", to: channel)
+        #expect(try written(channel).hasSuffix("answer to /upload (4 bytes)"))
+        _ = try channel.finish()
+    }
+
+    @Test func headersOverTheLimitGet431AndTheConnectionCloses() throws {
+        let channel = try connection(TestResponder())
+        let huge = String(repeating: "x", count: 70 * 1024)
+        try? send("GET / HTTP/1.1\r\nHost: a\r\nX-Huge: \(huge)\r\n\r\n", to: channel)
+        #expect(try written(channel).hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"))
+        #expect(!channel.isActive)
+    }
+
+    @Test func aRequestThatDoesNotParseGets400AndTheConnectionCloses() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try? send("GET / HTTP/1.1\r\nHost a\r\n\r\n", to: channel)
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(answer.contains("malformed request"))
+        #expect(responder.requests.isEmpty)
+        #expect(!channel.isActive)
+    }
+
+    @Test func aSilentConnectionClosesAfterTheIdleTimeoutButNotMidResponse() throws {
+        let quiet = try connection(TestResponder())
+        quiet.embeddedEventLoop.advanceTime(by: .seconds(59))
+        #expect(quiet.isActive)
+        quiet.embeddedEventLoop.advanceTime(by: .seconds(2))
+        #expect(!quiet.isActive)
+
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let busy = try connection(responder)
+        try send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n", to: busy)
+        busy.embeddedEventLoop.advanceTime(by: .seconds(120))
+        #expect(busy.isActive)
+        responder.answerNext()
+        #expect(try written(busy).hasSuffix("answer to /slow (0 bytes)"))
+        _ = try busy.finish()
+    }
+
+    @Test func connectIsPlannedByTheResponderAndRefusedWithItsStatus() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try send("CONNECT api.test:443 HTTP/1.1\r\nHost: api.test:443\r\n\r\n", to: channel)
+        #expect(responder.connects == ["api.test:443"])
+        let answer = try written(channel)
+        // SwiftNIO's encoder sends no body in any answer to a CONNECT, so the reason is not on the wire.
+        #expect(answer.hasPrefix("HTTP/1.1 403 Forbidden\r\n"))
+        #expect(answer.contains("Connection: close\r\n"))
+        #expect(!channel.isActive)
+    }
+
+    @Test func connectWithoutAPortIs400() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try send("CONNECT api.test HTTP/1.1\r\nHost: api.test\r\n\r\n", to: channel)
+        #expect(try written(channel).hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(responder.connects.isEmpty)
+    }
+
+    @Test func anInterceptedConnectIsAnswered200AndTheConnectionBecomesATunnel() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let responder = TestResponder()
+        responder.plan = .intercept(try CertificateAuthority(home: home).serverContext(for: "api.test"))
+        let channel = try connection(responder)
+        try send("CONNECT api.test:443 HTTP/1.1\r\nHost: api.test:443\r\n\r\n", to: channel)
+        #expect(try written(channel) == "HTTP/1.1 200 OK\r\n\r\n")
+        channel.embeddedEventLoop.run()
+        // The HTTP handlers gave way to the tunnel sniffer, which waits for the client's first bytes.
+        #expect(throws: Never.self) { try channel.pipeline.syncOperations.handler(type: TunnelSniffer.self) }
+        #expect(throws: (any Error).self) { try channel.pipeline.syncOperations.handler(type: ExchangeHandler.self) }
+        #expect(channel.isActive)
+        _ = try channel.finish()
+    }
+}

@@ -1,0 +1,147 @@
+import NIOCore
+import NIOHTTP1
+@testable import TapedeckServer
+import Testing
+
+/// The connection's decisions as values, without a channel: each event and the action it gives.
+@Suite struct ExchangeStateMachineTests {
+    /// The machine behind a reference, so each event can be checked inside `#expect`.
+    final class Driver {
+        private var machine: ExchangeStateMachine
+        init(maxBodySize: Int, isTunnel: Bool) { machine = ExchangeStateMachine(maxBodySize: maxBodySize, isTunnel: isTunnel) }
+        var isResponding: Bool { machine.isResponding }
+        var closesAfterResponse: Bool { machine.closesAfterResponse }
+        func received(_ part: HTTPServerRequestPart, now: NIODeadline) -> ExchangeStateMachine.PartAction { machine.received(part, now: now) }
+        func takeWaitingPart() -> ExchangeStateMachine.PartAction? { machine.takeWaitingPart(now: .uptimeNanoseconds(1_000)) }
+        func readRequested() -> Bool { machine.readRequested() }
+        func releaseHeldRead() -> Bool { machine.releaseHeldRead() }
+        func responseEnded() -> ExchangeStateMachine.EndAction { machine.responseEnded() }
+        func tunnelOpened() { machine.tunnelOpened() }
+        func idleTimeoutFired() -> Bool { machine.idleTimeoutFired() }
+        func decodingFailed(_ error: any Error) -> ExchangeStateMachine.PartAction? { machine.decodingFailed(error) }
+    }
+
+    private let now = NIODeadline.uptimeNanoseconds(1_000)
+
+    private func head(_ method: HTTPMethod = .GET, _ uri: String = "/", version: HTTPVersion = .http1_1,
+                      _ headers: [(String, String)] = []) -> HTTPRequestHead {
+        HTTPRequestHead(version: version, method: method, uri: uri, headers: HTTPHeaders(headers))
+    }
+
+    @Test func aWholeRequestIsHandedOnWithItsBodyAndArrival() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        let post = head(.POST, "/items", [("Content-Length", "6")])
+        #expect(machine.received(.head(post), now: now) == .none)
+        #expect(machine.received(.body(ByteBuffer(string: "abc")), now: now) == .none)
+        #expect(machine.received(.body(ByteBuffer(string: "def")), now: now) == .none)
+        #expect(machine.received(.end(nil), now: now) == .respond(post, ByteBuffer(string: "abcdef"), arrival: now))
+        #expect(machine.isResponding)
+        #expect(machine.responseEnded() == .keepAlive)
+        #expect(!machine.isResponding)
+    }
+
+    @Test func aRequestThatDoesNotKeepAliveClosesAfterItsAnswer() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        _ = machine.received(.head(head(version: .http1_0)), now: now)
+        _ = machine.received(.end(nil), now: now)
+        #expect(machine.closesAfterResponse)
+        #expect(machine.responseEnded() == .close)
+    }
+
+    @Test func partsArrivingDuringAResponseWaitAndReadsAreHeld() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        _ = machine.received(.head(head(.GET, "/first")), now: now)
+        _ = machine.received(.end(nil), now: now)
+        // The second request arrives while the first is answered: it waits, and so does the next read.
+        #expect(machine.received(.head(head(.GET, "/second")), now: now) == .none)
+        #expect(machine.received(.end(nil), now: now) == .none)
+        #expect(machine.takeWaitingPart() == nil)
+        #expect(!machine.readRequested())
+        #expect(!machine.releaseHeldRead())
+
+        #expect(machine.responseEnded() == .keepAlive)
+        // Taken up in order: the head, then the end, which starts the second response and stops the take-up.
+        #expect(machine.takeWaitingPart() == ExchangeStateMachine.PartAction.none)
+        #expect(machine.takeWaitingPart() == .respond(head(.GET, "/second"), ByteBuffer(), arrival: now))
+        #expect(machine.takeWaitingPart() == nil)
+        #expect(!machine.releaseHeldRead())
+        #expect(machine.responseEnded() == .keepAlive)
+        #expect(machine.releaseHeldRead())
+        #expect(!machine.releaseHeldRead())
+        #expect(machine.readRequested())
+    }
+
+    @Test func aDeclaredBodyOverTheLimitIsRefusedBeforeItArrivesAndGetsNoContinue() {
+        let machine = Driver(maxBodySize: 10, isTunnel: false)
+        let action = machine.received(.head(head(.PUT, "/", [("Content-Length", "11"), ("Expect", "100-continue")])), now: now)
+        guard case .refuse(.payloadTooLarge, let reason) = action else {
+            Issue.record("expected 413, got \(action)")
+            return
+        }
+        #expect(reason.contains("11 bytes") && reason.contains("--max-body"))
+        #expect(machine.responseEnded() == .close)
+    }
+
+    @Test func aStreamedBodyOverTheLimitIsRefusedWhenItCrossesIt() {
+        let machine = Driver(maxBodySize: 10, isTunnel: false)
+        #expect(machine.received(.head(head(.POST, "/", [("Transfer-Encoding", "chunked")])), now: now) == .none)
+        #expect(machine.received(.body(ByteBuffer(string: "0123456789")), now: now) == .none)
+        #expect(machine.received(.body(ByteBuffer(string: "x")), now: now)
+            == .refuse(.payloadTooLarge, reason: "the request body is over the limit of 10 bytes (--max-body)"))
+        // What follows the refusal is dropped.
+        #expect(machine.received(.end(nil), now: now) == .none)
+    }
+
+    @Test func expectContinueIsAnsweredInTheRequestsVersion() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(machine.received(.head(head(.PUT, "/", version: .http1_1, [("Expect", "100-Continue")])), now: now)
+            == .sendContinue(.http1_1))
+    }
+
+    @Test func connectNeedsHostAndPortAndIsRefusedInsideATunnel() {
+        let plain = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(plain.received(.head(head(.CONNECT, "[::1]:8443")), now: now) == .none)
+        #expect(plain.received(.end(nil), now: now) == .planTunnel(host: "::1", port: 8443))
+        plain.tunnelOpened()
+        #expect(!plain.idleTimeoutFired())
+
+        let noPort = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(noPort.received(.head(head(.CONNECT, "example.test")), now: now) == .refuse(.badRequest, reason: "CONNECT needs host:port"))
+        let badPort = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(badPort.received(.head(head(.CONNECT, "example.test:70000")), now: now) == .refuse(.badRequest, reason: "CONNECT needs host:port"))
+        let inTunnel = Driver(maxBodySize: 100, isTunnel: true)
+        #expect(inTunnel.received(.head(head(.CONNECT, "example.test:443")), now: now) == .refuse(.badRequest, reason: "CONNECT needs host:port"))
+    }
+
+    @Test func parseErrorsAreAnsweredOnlyBetweenResponses() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(machine.decodingFailed(HTTPParserError.headerOverflow)
+            == .refuse(.requestHeaderFieldsTooLarge, reason: "the request headers are over the size limit"))
+        let other = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(other.decodingFailed(HTTPParserError.invalidHeaderToken) 
+            == .refuse(.badRequest, reason: "malformed request: \(HTTPParserError.invalidHeaderToken)"))
+
+        let responding = Driver(maxBodySize: 100, isTunnel: false)
+        _ = responding.received(.head(head()), now: now)
+        _ = responding.received(.end(nil), now: now)
+        #expect(responding.decodingFailed(HTTPParserError.invalidHeaderToken) == nil)
+        struct NotAParseError: Error {}
+        let idle = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(idle.decodingFailed(NotAParseError()) == nil)
+    }
+
+    @Test func idleTimeoutClosesOnlyBetweenResponses() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(machine.idleTimeoutFired())
+        _ = machine.received(.head(head(.POST, "/", [("Content-Length", "5")])), now: now)
+        #expect(machine.idleTimeoutFired())  // a client that stalls mid-body is dropped too
+        _ = machine.received(.end(nil), now: now)
+        #expect(!machine.idleTimeoutFired())
+    }
+
+    @Test func aPartOutOfOrderIsABadRequest() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        _ = machine.received(.head(head()), now: now)
+        #expect(machine.received(.head(head()), now: now) == .refuse(.badRequest, reason: "unexpected request part"))
+    }
+}
