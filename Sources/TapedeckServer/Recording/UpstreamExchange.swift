@@ -20,23 +20,41 @@ enum UpstreamFailure: Error {
 /// to the client piece by piece as it arrives, timed, and handed to `finished` as an exchange
 /// only if both sides completed.
 final class UpstreamExchange {
+    /// Where the exchange is.
+    private enum State {
+        /// The request is on its way; nothing came back yet.
+        case waiting
+        /// The head arrived; the body streams to the client and is kept for the cassette.
+        case receiving(ResponseSoFar)
+        /// Only while the body kept is appended to, so it has one owner and grows in place.
+        case modifying
+        /// Finished, failed or handed over: nothing more happens.
+        case done
+    }
+
+    /// What came back so far.
+    private struct ResponseSoFar {
+        var status: Int
+        var headers: HeaderList
+        /// Whether the answer is a server-sent event stream, kept as timed chunks.
+        var isStream: Bool
+        var firstByte: NIODeadline
+        /// The body so far, copied out of the read buffers so that SwiftNIO can reuse them for the
+        /// next read instead of allocating new ones while the exchange waits to be recorded.
+        var body = Data()
+        var chunks: [StreamChunk] = []
+    }
+
+    private var state = State.waiting
     private let cassetteRequest: CassetteRequest
     private let sink: ResponseSink
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
     private let start = NIODeadline.now()
-    /// Called once; nil afterwards.
-    private var finished: ((FinishedExchange?) -> Void)?
+    /// Told once, when the state becomes `done`: the exchange, or nil when nothing is to be recorded.
+    private let finished: (FinishedExchange?) -> Void
     private var connection: UpstreamConnection?
     private var lastActivity = NIODeadline.now()
-    private var status = 0
-    private var headers = HeaderList()
-    private var isStream = false
-    /// The body so far, copied out of the read buffers so that SwiftNIO can reuse them for the
-    /// next read instead of allocating new ones while the exchange waits to be recorded.
-    private var body = Data()
-    private var chunks: [StreamChunk] = []
-    private var firstByte: NIODeadline?
     /// Sends the request again on a new connection, once, when a kept connection turns out to be
     /// closed by the upstream before answering (it may close idle connections at any time).
     var retry: (() -> Void)?
@@ -49,22 +67,27 @@ final class UpstreamExchange {
         self.finished = finished
     }
 
+    private var isDone: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
     /// Sends the request on `connection`, which watches it for silence.
     func send(_ head: HTTPRequestHead, body: ByteBuffer, on connection: UpstreamConnection) {
-        guard finished != nil else { return }
+        guard !isDone else { return }
         self.connection = connection
         lastActivity = .now()
         connection.send(head, body: body, to: self, flushingWith: sink.scope.deferredFlush)
     }
 
     func receivedHead(_ head: HTTPResponseHead) {
+        guard case .waiting = state else { return }
         retry = nil
         let now = NIODeadline.now()
         lastActivity = now
-        firstByte = now
-        status = Int(head.status.code)
-        var hasHopByHop = false
+        var headers = HeaderList()
         headers.reserveCapacity(head.headers.count)
+        var hasHopByHop = false
         for (name, value) in head.headers {
             headers.append(name: name, value: value)
             if HeaderList.isHopByHop(name) { hasHopByHop = true }
@@ -73,19 +96,23 @@ final class UpstreamExchange {
         if hasHopByHop {
             forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
         }
-        isStream = head.headers.first(name: "Content-Type").map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
+        let isStream = head.headers.first(name: "Content-Type").map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
+        state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, isStream: isStream, firstByte: now))
         sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
     }
 
     /// Passes a piece of body on; returns what to wait for before reading more when the client is slow.
     func receivedBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void>? {
+        guard case .receiving(var response) = state else { return nil }
+        state = .modifying
         let now = NIODeadline.now()
         lastActivity = now
-        if isStream {
-            chunks.append(StreamChunk(atMs: Self.milliseconds(now - (firstByte ?? now)), data: Data(copying: buffer)))
+        if response.isStream {
+            response.chunks.append(StreamChunk(atMs: Self.milliseconds(now - response.firstByte), data: Data(copying: buffer)))
         } else {
-            body.append(copying: buffer)
+            response.body.append(copying: buffer)
         }
+        state = .receiving(response)
         return sink.streamBody(buffer)
     }
 
@@ -95,29 +122,29 @@ final class UpstreamExchange {
     }
 
     func receivedEnd(connectionReusable: Bool) {
+        guard case .receiving(let response) = state else { return }
+        state = .done
         let end = NIODeadline.now()
         if !connectionReusable { connection?.close() }
         connection = nil
-        sink.end().assumeIsolated().whenComplete { [self] written in
+        let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
+                                        body: response.body, chunks: response.isStream ? response.chunks : nil,
+                                        timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),
+                                                       totalMs: Self.milliseconds(end - start)))
+        let finished = finished
+        sink.end().assumeIsolated().whenComplete { written in
             // The end fails when the client went away before everything was written to it.
-            guard let finished else { return }
-            self.finished = nil
-            if case .failure = written {
-                finished(nil)
-                return
+            switch written {
+            case .success: finished(exchange)
+            case .failure: finished(nil)
             }
-            let firstByte = firstByte ?? end
-            finished(FinishedExchange(request: cassetteRequest, status: status, headers: headers, body: body,
-                                      chunks: isStream ? chunks : nil,
-                                      timing: Timing(firstByteMs: Self.milliseconds(firstByte - start),
-                                                     totalMs: Self.milliseconds(end - start))))
         }
     }
 
     /// The upstream closed the connection: sends the request again when that happened on a kept
     /// connection before any answer, fails the exchange otherwise.
     func upstreamClosed() {
-        if firstByte == nil, let retry {
+        if case .waiting = state, let retry {
             self.retry = nil
             connection = nil
             retry()
@@ -129,12 +156,14 @@ final class UpstreamExchange {
     /// Answers 502 or 504 when nothing was sent yet, closes the client connection otherwise;
     /// reports nothing recorded.
     func failed(_ failure: UpstreamFailure) {
-        guard let finished else { return }
-        self.finished = nil
+        let before = state
+        guard !isDone else { return }
+        state = .done
         connection?.close()
         connection = nil
         defer { finished(nil) }
-        if firstByte != nil {
+        guard case .waiting = before else {
+            // Part of the answer is with the client already: all that is left is to cut it.
             sink.abort()
             return
         }
@@ -157,7 +186,7 @@ final class UpstreamExchange {
     /// Fails the exchange when the upstream has been silent for the whole timeout; otherwise
     /// returns when it would have been, for the connection's watchdog. Nil once finished.
     func silenceDeadline() -> NIODeadline? {
-        guard finished != nil else { return nil }
+        guard !isDone else { return nil }
         let silentUntil = lastActivity + timeout
         if silentUntil <= .now() {
             failed(.timedOut)
