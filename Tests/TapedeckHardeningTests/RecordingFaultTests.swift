@@ -40,12 +40,59 @@ import Testing
         #expect(reset.status == 502 || (reset.status == 200 && !reset.text.hasSuffix(String(repeating: "a", count: 100_000))))
         #expect(truncated.status == 502 || (truncated.status == 200 && truncated.ending != .timedOut))
         #expect(try paths(in: cassette) == ["/before", "/after"])
-        #expect(log.contains("not recorded: GET \(upstream.base)/reset"))
-        #expect(log.contains("not recorded: GET \(upstream.base)/truncated"))
+        // Each line names what happened on the upstream connection, not a list of guesses.
+        for path in ["/reset", "/truncated"] {
+            let line = Self.notRecordedLine(in: log, for: "GET \(upstream.base)\(path)")
+            #expect(line?.contains("the upstream closed the connection before the answer was complete") == true
+                || line?.contains("the upstream connection failed") == true, "\(line ?? "no line for \(path)")")
+        }
         HardeningFixtures.report(scenario: "Upstream resets mid-body, and truncated bodies, while recording",
                                  amount: "1 reset + 1 truncated among 4 exchanges",
                                  outcome: "client gets 502 or a cut body; `not recorded: …` logged; cassette valid",
                                  lost: "nothing (the 2 complete exchanges are saved)")
+    }
+
+    /// The `not recorded: ...` line of the request `method url`, if logged.
+    private static func notRecordedLine(in log: String, for request: String) -> String? {
+        log.split(separator: "\n").first { $0.contains("not recorded: \(request):") }.map(String.init)
+    }
+
+    @Test func eachExchangeNotRecordedIsLoggedWithItsCause() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await LocalUpstream.start()
+        let gone = try await LocalUpstream.start()
+        let closedPort = gone.port
+        await gone.stop()
+        let cassette = directory.appending(path: "causes.json")
+        // A forward proxy, so one server reaches a live upstream and a closed port alike.
+        let server = try TapedeckProcess(["record", cassette.path, "--port", "0", "--upstream-timeout", "1"])
+        let port = try server.waitUntilListening()
+
+        let refused = try await get(port, "http://127.0.0.1:\(closedPort)/nobody")
+        let silent = try await get(port, "\(upstream.base)/hang?wait=timeout")
+        // A client that gives up before the (silent) upstream answers.
+        let leaving = try RawSocket(port: port)
+        leaving.send("GET \(upstream.base)/hang?wait=client HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(300))
+        leaving.hangUp()
+        try await Task.sleep(for: .milliseconds(300))
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 0)
+        let log = server.stop()
+        await upstream.stop()
+
+        #expect(refused.status == 502)
+        #expect(silent.status == 504)
+        let refusedLine = Self.notRecordedLine(in: log, for: "GET http://127.0.0.1:\(closedPort)/nobody")
+        #expect(refusedLine?.contains("the upstream could not be reached") == true, "\(refusedLine ?? log)")
+        #expect(refusedLine?.lowercased().contains("refused") == true, "\(refusedLine ?? log)")
+        let silentLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=timeout")
+        #expect(silentLine?.contains("the upstream was silent for 1 s") == true, "\(silentLine ?? log)")
+        let leavingLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=client")
+        #expect(leavingLine?.contains("the client left before the whole answer was written to it") == true, "\(leavingLine ?? log)")
+        // Nothing was recorded, so no cassette was written.
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
     }
 
     @Test func fullDiskKeepsTheLastValidCassetteAndSavesEverythingWhenSpaceReturns() async throws {

@@ -97,6 +97,38 @@ import Testing
         }
     }
 
+    /// curl sends `Expect: 100-continue` with a large upload and waits for `100 Continue` (one
+    /// second, else). The recording proxy answers it itself, as forward proxy over http and inside
+    /// an intercepted https tunnel, and records the upload.
+    @Test func expectContinueIsAnsweredForwardOverHTTPAndHTTPS() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upload = directory.appending(path: "upload.bin")
+        try Data(repeating: 0x41, count: 2 << 20).write(to: upload)
+        let certificate = try TestCertificate.make()
+        let upstreamCA = directory.appending(path: "upstream-ca.pem")
+        try certificate.writeAuthority(to: upstreamCA)
+        let plain = try await TestUpstream.start()
+        let secure = try await TestUpstream.start(certificate: certificate)
+        let cassette = directory.appending(path: "continue.json")
+        let settings = RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [upstreamCA]))
+        try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
+            let clientCA = try harness.authorityFile()
+            for url in ["http://127.0.0.1:\(plain.port)/upload", "https://localhost:\(secure.port)/upload"] {
+                let result = try await Curl.run(["--verbose", "--proxy", harness.base, "--cacert", clientCA.path,
+                                                 "-H", "Expect: 100-continue", "-H", "Content-Type: application/octet-stream",
+                                                 "--data-binary", "@" + upload.path, url])
+                #expect(result.status == 0, "\(url): \(result.error)")
+                #expect(result.error.contains("HTTP/1.1 100 Continue"), "\(url): \(result.error)")
+                #expect(result.text.contains(#""bytes":\#(2 << 20)"#), "\(url): \(result.text)")
+            }
+        }
+        try await plain.stop()
+        try await secure.stop()
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.map(\.request.body.data.count) == [2 << 20, 2 << 20])
+    }
+
     @Test func forwardProxyRecordsHTTPSThroughTheLocalCAAndReplaysIt() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

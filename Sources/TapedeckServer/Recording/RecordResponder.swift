@@ -143,9 +143,16 @@ public final class RecordResponder: Responder {
         let secrets = settings.playback.secrets
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
-        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink) { [self] exchange in
-            guard let exchange else {
-                if record { logger.warning("\(IncompleteExchange.logLine(method: cassetteRequest.method, url: secrets.conceal(cassetteRequest).url))") }
+        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink) { [self] result in
+            let exchange: FinishedExchange
+            switch result {
+            case .success(let finished):
+                exchange = finished
+            case .failure(let cause):
+                if record {
+                    let url = secrets.conceal(cassetteRequest).url
+                    logger.warning("\(IncompleteExchange.logLine(method: cassetteRequest.method, url: url, cause: cause))")
+                }
                 inFlight.leave()
                 return
             }

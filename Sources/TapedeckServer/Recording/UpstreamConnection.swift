@@ -63,6 +63,15 @@ final class UpstreamConnection {
         deferredFlush.flush(channel)
     }
 
+    /// The client connection closed: an exchange still on it fails as the client's leaving, then
+    /// the upstream connection closes.
+    func clientLeft() {
+        let exchange = handler.exchange
+        handler.exchange = nil
+        exchange?.failed(.clientGone)
+        close()
+    }
+
     /// Closes the connection; an exchange still on it hears that the upstream closed.
     func close() {
         watchdog?.cancel()

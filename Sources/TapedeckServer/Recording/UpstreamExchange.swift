@@ -3,16 +3,28 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// Why a forwarded request got no complete answer.
-enum UpstreamFailure: Error {
+/// Why a forwarded exchange was not completed, and so not recorded: what the log line names.
+enum ExchangeFailure: Error, CustomStringConvertible {
     /// The connection could not be made.
     case unreachable(any Error)
     /// The upstream stayed silent longer than the timeout.
-    case timedOut
+    case timedOut(TimeAmount)
     /// The upstream closed the connection before the answer was complete.
     case closedEarly
-    /// The connection failed (TLS, malformed answer).
+    /// The connection failed (reset, TLS, malformed answer).
     case broken(any Error)
+    /// The client left before the whole answer was written to it.
+    case clientGone
+
+    var description: String {
+        switch self {
+        case .unreachable(let error): "the upstream could not be reached: \(error)"
+        case .timedOut(let timeout): "the upstream was silent for \(UpstreamExchange.seconds(timeout))"
+        case .closedEarly: "the upstream closed the connection before the answer was complete"
+        case .broken(let error): "the upstream connection failed: \(error)"
+        case .clientGone: "the client left before the whole answer was written to it"
+        }
+    }
 }
 
 /// One request forwarded upstream, everything on the client connection's event loop (the
@@ -51,8 +63,8 @@ final class UpstreamExchange {
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
     private let start = NIODeadline.now()
-    /// Told once, when the state becomes `done`: the exchange, or nil when nothing is to be recorded.
-    private let finished: (FinishedExchange?) -> Void
+    /// Told once, when the state becomes `done`: the exchange, or why there is none to record.
+    private let finished: (Result<FinishedExchange, ExchangeFailure>) -> Void
     private var connection: UpstreamConnection?
     private var lastActivity = NIODeadline.now()
     /// Sends the request again on a new connection, once, when a kept connection turns out to be
@@ -60,7 +72,7 @@ final class UpstreamExchange {
     var retry: (() -> Void)?
 
     init(cassetteRequest: CassetteRequest, sink: ResponseSink, timeout: TimeAmount,
-         finished: @escaping (FinishedExchange?) -> Void) {
+         finished: @escaping (Result<FinishedExchange, ExchangeFailure>) -> Void) {
         self.cassetteRequest = cassetteRequest
         self.sink = sink
         self.timeout = timeout
@@ -135,8 +147,8 @@ final class UpstreamExchange {
         sink.end().assumeIsolated().whenComplete { written in
             // The end fails when the client went away before everything was written to it.
             switch written {
-            case .success: finished(exchange)
-            case .failure: finished(nil)
+            case .success: finished(.success(exchange))
+            case .failure: finished(.failure(.clientGone))
             }
         }
     }
@@ -155,13 +167,13 @@ final class UpstreamExchange {
 
     /// Answers 502 or 504 when nothing was sent yet, closes the client connection otherwise;
     /// reports nothing recorded.
-    func failed(_ failure: UpstreamFailure) {
+    func failed(_ failure: ExchangeFailure) {
         let before = state
         guard !isDone else { return }
         state = .done
         connection?.close()
         connection = nil
-        defer { finished(nil) }
+        defer { finished(.failure(failure)) }
         guard case .waiting = before else {
             // Part of the answer is with the client already: all that is left is to cut it.
             sink.abort()
@@ -170,6 +182,8 @@ final class UpstreamExchange {
         let url = cassetteRequest.url
         let (status, code, message): (HTTPResponseStatus, String, String)
         switch failure {
+        case .clientGone:
+            return  // nobody is left to answer
         case .timedOut:
             (status, code, message) = (.gatewayTimeout, "upstream-timeout",
                                        "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded\n")
@@ -189,7 +203,7 @@ final class UpstreamExchange {
         guard !isDone else { return nil }
         let silentUntil = lastActivity + timeout
         if silentUntil <= .now() {
-            failed(.timedOut)
+            failed(.timedOut(timeout))
             return nil
         }
         return silentUntil
@@ -201,7 +215,7 @@ final class UpstreamExchange {
     }
 
     /// A time amount for a message: "30 s" or "250 ms".
-    private static func seconds(_ amount: TimeAmount) -> String {
+    static func seconds(_ amount: TimeAmount) -> String {
         amount.nanoseconds % 1_000_000_000 == 0 ? "\(amount.nanoseconds / 1_000_000_000) s" : "\(amount.nanoseconds / 1_000_000) ms"
     }
 }

@@ -15,10 +15,10 @@ struct UpstreamForwarder: Sendable {
     let connectTimeout: TimeAmount = .seconds(10)
 
     /// Forwards a request; `finished` is called exactly once, with the exchange when the client
-    /// got the whole answer, nil when anything failed (the client then got 502/504 or a closed connection).
+    /// got the whole answer, with the cause when anything failed (the client then got 502/504 or a closed connection).
     /// `target` is `cassetteRequest`'s URL, already split.
     func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
-                 finished: @escaping @Sendable (FinishedExchange?) -> Void) {
+                 finished: @escaping @Sendable (Result<FinishedExchange, ExchangeFailure>) -> Void) {
         guard sink.eventLoop.inEventLoop else {
             sink.eventLoop.execute { forward(request, as: cassetteRequest, target: target, sink: sink, finished: finished) }
             return

@@ -3,7 +3,8 @@ import NIOHTTP1
 
 /// Requires `Proxy-Authorization: Basic` on every request of a connection (`--proxy-auth`):
 /// answers 407 with `Proxy-Authenticate: Basic realm="tapedeck"` otherwise, and removes the
-/// header from requests it lets through, so it is never forwarded nor recorded.
+/// header from requests it lets through, so it is never forwarded nor recorded. A refused
+/// request is answered at its end, or at once (then closing) when it waits for `100 Continue`.
 final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -30,6 +31,13 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         switch (part, state) {
         case (.head(var head), .passing):
             guard credentials.accepts(head.headers.first(name: "Proxy-Authorization")) else {
+                if head.headers[canonicalForm: "Expect"].contains(where: { $0.caseInsensitiveEquals("100-continue") }) {
+                    // The client waits before sending its body: answer now, and close, since the
+                    // body it may still send would otherwise be read as the next request.
+                    state = .refusing(keepAlive: false)
+                    writeRefusal(context: context, keepAlive: false)
+                    return
+                }
                 state = .refusing(keepAlive: head.isKeepAlive)
                 return
             }

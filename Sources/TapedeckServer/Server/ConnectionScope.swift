@@ -30,7 +30,7 @@ final class ConnectionScope {
     /// Closes what the client connection kept; called when it closes.
     func close() {
         isClosed = true
-        upstream?.close()
+        upstream?.clientLeft()
         upstream = nil
     }
 }

@@ -75,6 +75,9 @@ private final class RawUpstreamHandler: ChannelInboundHandler {
     }
 
     private func answer(path: String, context: ChannelHandlerContext) {
+        if path.hasPrefix("/hang") {
+            return  // never answers: for timeouts and clients that give up
+        }
         if path.hasPrefix("/reset") {
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n"
             var buffer = context.channel.allocator.buffer(string: head)
