@@ -71,9 +71,13 @@ import Testing
 
         let refused = try await get(port, "http://127.0.0.1:\(closedPort)/nobody")
         let silent = try await get(port, "\(upstream.base)/hang?wait=timeout")
-        // A client that gives up before the (silent) upstream answers.
+        // A client that gives up before the (silent) upstream answers, and one that hangs up with
+        // its request, often before the upstream connection is even open.
         let leaving = try RawSocket(port: port)
         leaving.send("GET \(upstream.base)/hang?wait=client HTTP/1.1\r\nHost: x\r\n\r\n")
+        let leavingAtOnce = try RawSocket(port: port)
+        leavingAtOnce.send("GET \(upstream.base)/hang?wait=none HTTP/1.1\r\nHost: x\r\n\r\n")
+        leavingAtOnce.hangUp()
         try await Task.sleep(for: .milliseconds(300))
         leaving.hangUp()
         try await Task.sleep(for: .milliseconds(300))
@@ -91,6 +95,8 @@ import Testing
         #expect(silentLine?.contains("the upstream was silent for 1 s") == true, "\(silentLine ?? log)")
         let leavingLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=client")
         #expect(leavingLine?.contains("the client left before the whole answer was written to it") == true, "\(leavingLine ?? log)")
+        let leftAtOnceLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=none")
+        #expect(leftAtOnceLine?.contains("the client left before the whole answer was written to it") == true, "\(leftAtOnceLine ?? log)")
         // Nothing was recorded, so no cassette was written.
         #expect(!FileManager.default.fileExists(atPath: cassette.path))
     }

@@ -37,7 +37,7 @@ struct UpstreamForwarder: Sendable {
             UpstreamConnection.connect(to: origin, tls: tls, timeout: connectTimeout, on: loop).assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let connection):
-                    scope.keep(connection)
+                    guard scope.keep(connection) else { return exchange.failed(.clientGone) }
                     exchange.send(head, body: body, on: connection)
                 case .failure(let error):
                     exchange.failed(.unreachable(error))

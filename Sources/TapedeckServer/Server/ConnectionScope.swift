@@ -15,16 +15,17 @@ final class ConnectionScope {
         return upstream
     }
 
-    /// Keeps `connection` as this client's upstream, closing the one kept before.
-    /// A closed scope closes it at once.
-    func keep(_ connection: UpstreamConnection) {
+    /// Keeps `connection` as this client's upstream, closing the one kept before. A closed scope
+    /// closes it at once and returns false: the client left while the connection was being opened.
+    func keep(_ connection: UpstreamConnection) -> Bool {
         if let upstream, upstream !== connection { upstream.close() }
         if isClosed {
             connection.close()
             upstream = nil
-        } else {
-            upstream = connection
+            return false
         }
+        upstream = connection
+        return true
     }
 
     /// Closes what the client connection kept; called when it closes.
