@@ -60,6 +60,7 @@ public struct Matcher: Sendable {
     /// 206 or 304); else the rest. So a plain request never gets a recorded 206 or 304 while a full
     /// answer exists, and a conditional one prefers the recording it repeats.
     public func matches(_ request: CassetteRequest) -> [Int] {
+        guard !index.isEmpty else { return [] }
         let target = request.target
         var key = normalizer.key(for: request, target: target)
         var candidates = self.candidates(for: key, target: target)

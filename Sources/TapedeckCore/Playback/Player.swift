@@ -58,13 +58,17 @@ public final class Player: Sendable {
     public var cassettes: [String] { cassetteNames }
 
     /// Serves a request for a session (`""` is the shared default session).
-    public func play(_ incoming: CassetteRequest, session: String = "") -> PlaybackResult {
+    ///
+    /// A miss comes back with its nearest recordings and stubs unless `explainingMisses` is false:
+    /// a caller that forwards what does not match (the recording proxy) skips that search.
+    public func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult {
         let request = options.secrets.conceal(incoming)
         stubs.log(request, session: session)
         let matched = matcher.matches(request)
         let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
         guard !candidates.isEmpty else {
             if let served = stubs.answer(request, session: session) { return .played(playback(of: served, for: request)) }
+            guard explainingMisses else { return .unmatched(diagnosis(for: request, reason: .noMatch, nearest: [])) }
             let nearest = matched.isEmpty
                 ? matcher.nearMisses(for: request)
                 : matched.prefix(3).map { ($0, failedCustomRules(matched: $0, request)) }

@@ -73,7 +73,7 @@ public final class Recorder: Sendable {
 
     /// Decides what to do with a request.
     public func route(_ request: CassetteRequest, session: String = "") -> Route {
-        switch player.play(request, session: session) {
+        switch player.play(request, session: session, explainingMisses: !isRecording) {
         case .played(let playback): return .replay(playback)
         case .unmatched(let diagnosis) where diagnosis.reason == .expired && expiryPolicy == .error:
             return .unmatched(diagnosis)

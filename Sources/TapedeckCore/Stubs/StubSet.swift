@@ -197,6 +197,7 @@ public final class StubSet: Sendable {
 
     /// The positions worth evaluating for a request, in lookup order.
     private static func candidates(for request: CassetteRequest, in state: State) -> [Int] {
+        guard !state.index.isEmpty else { return [] }
         let method = request.method.uppercased()
         let path = FormURLEncoding.decode(Substring(request.target.path))
         let segment = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().first.map(String.init) ?? ""
