@@ -237,4 +237,19 @@ struct InspectorTests {
             #expect(dom.contains("http://api.example.test/image.png"), "the cassette's interactions are listed")
         }
     }
+
+    @Test("headless Chromium applies a filter given in the fragment to the live list",
+          .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func browserFilters() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            try await Self.playAndMiss(harness.base)
+            let dom = try await Chromium.dumpDOM(harness.base + "/__tapedeck/ui#filter=unmatched")
+            let start = try #require(dom.range(of: #"<table id="exchanges">"#), "the list is rendered")
+            let end = try #require(dom.range(of: "</table>", range: start.upperBound..<dom.endIndex))
+            let list = dom[start.lowerBound..<end.upperBound]
+            #expect(list.contains("/postBodyData"), "the unmatched request stays")
+            #expect(!list.contains("/plaintext?name=Shawn"), "the played one is filtered out")
+            #expect(dom.contains("(1 of 2)"))
+        }
+    }
 }

@@ -39,6 +39,8 @@ enum InspectorScript {
         return '';
       }
 
+      function shortSource(x) { return source(x).replace(/^.*\//, ''); }
+
       function shortTime(time) { return time ? time.replace(/^.*T/, '').replace('Z', '') : ''; }
 
       function matchesFilter(x) {
@@ -55,7 +57,7 @@ enum InspectorScript {
           const row = el('tr', { class: x.id === state.selected ? 'selected' : null, 'data-id': x.id, tabindex: '0' },
             el('td', null, x.id), el('td', { class: 'time' }, shortTime(x.time)),
             el('td', null, el('span', { class: 'badge ' + x.outcome }, x.outcome)), el('td', null, x.method),
-            el('td', { class: 'url' }, x.url), el('td', null, x.status == null ? '' : x.status), el('td', { class: 'url' }, source(x)));
+            el('td', { class: 'url' }, x.url), el('td', null, x.status == null ? '' : x.status), el('td', { class: 'url', title: source(x) }, shortSource(x)));
           row.addEventListener('click', () => openExchange(x.id));
           row.addEventListener('keydown', (event) => { if (event.key === 'Enter') openExchange(x.id); });
           return row;
@@ -82,7 +84,9 @@ enum InspectorScript {
 
       async function openExchange(id) {
         state.selected = id;
-        if (location.hash !== '#exchange=' + id) history.replaceState(null, '', '#exchange=' + id);
+        if (!location.hash.split('&').includes('exchange=' + id) && location.hash !== '#exchange=' + id) {
+          history.replaceState(null, '', '#exchange=' + id);
+        }
         renderList();
         try {
           renderDetail(await getJSON('exchanges/' + id));
@@ -254,11 +258,22 @@ enum InspectorScript {
         cassettesPending = setTimeout(() => { cassettesPending = null; loadCassettes(); }, 500);
       }
 
+      // The fragment: `#exchange=ID` opens an exchange, `#unmatched` the newest one nothing served,
+      // `#filter=TEXT` fills the filter box; joined with `&`.
       function openFromHash() {
-        const hash = decodeURIComponent(location.hash.slice(1));
-        const exchange = /^exchange=(\d+)$/.exec(hash);
-        if (exchange) return openExchange(Number(exchange[1]));
-        if (hash === 'unmatched') {
+        const options = {};
+        for (const part of location.hash.slice(1).split('&')) {
+          if (!part) continue;
+          const [name, value] = part.split('=');
+          options[decodeURIComponent(name)] = value == null ? '' : decodeURIComponent(value.replace(/\+/g, ' '));
+        }
+        if (options.filter != null) {
+          $('filter').value = options.filter;
+          state.filter = options.filter.trim().toLowerCase();
+          renderList();
+        }
+        if (/^\d+$/.test(options.exchange || '')) return openExchange(Number(options.exchange));
+        if (options.unmatched != null) {
           const newest = [...state.exchanges.values()].filter((x) => x.outcome === 'unmatched' || x.outcome === 'exhausted').sort((a, b) => b.id - a.id)[0];
           if (newest) return openExchange(newest.id);
         }

@@ -22,7 +22,7 @@ enum InspectorStyle {
     .pill { font-size: 12px; padding: 2px 8px; border-radius: 10px; background: #eef2f6; color: var(--muted); }
     .pill.live { background: #d1fadf; color: var(--played); }
     .pill.off { background: #fef0c7; color: var(--exhausted); }
-    main { display: grid; grid-template-columns: minmax(0, 5fr) minmax(0, 6fr); gap: 12px; padding: 12px 16px; }
+    main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 12px; padding: 12px 16px; }
     section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
     #list-pane .scroll { max-height: calc(100vh - 150px); overflow: auto; }
     #detail-pane { max-height: calc(100vh - 100px); overflow: auto; }
@@ -33,7 +33,7 @@ enum InspectorStyle {
     #exchanges tbody tr { cursor: pointer; }
     #exchanges tbody tr:hover { background: #f0f4ff; }
     #exchanges tbody tr.selected { background: #dfe8fb; }
-    .url { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; word-break: break-all; }
+    .url { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
     .time { white-space: nowrap; color: var(--muted); font-size: 12px; }
     .muted, .meta { color: var(--muted); }
     .meta { margin: 2px 0 8px; font-size: 12.5px; }
@@ -58,7 +58,7 @@ enum InspectorStyle {
     pre.body { margin: 4px 0; padding: 8px; background: #f8fafc; border: 1px solid var(--line); border-radius: 6px;
       max-height: 420px; overflow: auto; font: 12.5px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; word-break: break-all; }
     .line { display: block; }
-    img.body { max-width: 100%; max-height: 360px; border: 1px solid var(--line); background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
+    img.body { max-width: 100%; max-height: 360px; min-width: 64px; image-rendering: pixelated; border: 1px solid var(--line); background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
     .note { font-size: 12px; color: var(--muted); }
     .error { color: var(--unmatched); }
     .cassette { margin-bottom: 14px; }
