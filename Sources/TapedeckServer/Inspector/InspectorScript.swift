@@ -139,7 +139,7 @@ enum InspectorScript {
         return el('section', { class: 'diagnosis', id: 'diagnosis' },
           el('h3', null, reasons[d.reason] || d.reason),
           el('p', { class: 'meta' }, 'Cassettes searched: ' + (d.cassettes.join(', ') || 'none')),
-          el('p', { class: 'meta' }, 'Rules: ' + d.rules.join('; ')),
+          el('details', { class: 'meta' }, el('summary', null, 'Rules in force (' + d.rules.length + ')'), el('ul', null, d.rules.map((rule) => el('li', null, rule)))),
           el('div', { class: 'side-by-side' }, received, nearest),
           el('p', { class: 'hint' }, d.hint));
       }

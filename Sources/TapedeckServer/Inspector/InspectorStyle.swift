@@ -50,6 +50,8 @@ enum InspectorStyle {
     .rule { display: inline-block; font-weight: 600; font-size: 12px; padding: 0 6px; border-radius: 4px; background: #fee4e2; color: var(--unmatched); }
     mark { padding: 0 2px; border-radius: 3px; background: var(--mark-path); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
     mark.recorded { background: var(--mark-recorded); } mark.received { background: var(--mark-received); }
+    details.meta summary { cursor: pointer; }
+    details.meta ul { margin: 4px 0; padding-left: 18px; }
     .hint { font-size: 12.5px; color: var(--muted); margin: 6px 0 0; }
     .kv td:first-child { white-space: nowrap; color: var(--muted); width: 1%; font-size: 12.5px; }
     .kv td { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; word-break: break-all; }
