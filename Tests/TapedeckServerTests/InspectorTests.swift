@@ -14,6 +14,7 @@ struct InspectorTests {
         var dropped: Int
         var capacity: Int
         var bodyLimit: Int
+        var listeners: Int
     }
 
     /// The JSON POST of the example cassette with one value changed and a live credential.
@@ -168,7 +169,14 @@ struct InspectorTests {
             _ = try await Curl.run(["-X", "POST", harness.base + "/__tapedeck/reset"])
             let reset = await socket.read { String(decoding: $0, as: UTF8.self).contains("\n\n") }
             #expect(String(decoding: reset.data, as: UTF8.self).contains("event: reset\n"))
+            #expect(try await Self.list(harness.base).listeners == 1)
             socket.hangUp()
+            var listeners = 1
+            for _ in 0..<50 where listeners > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                listeners = try await Self.list(harness.base).listeners
+            }
+            #expect(listeners == 0, "a listener that hung up is forgotten")
         }
     }
 
@@ -193,6 +201,31 @@ struct InspectorTests {
         #expect(newest.response?.body.truncated == true)
         #expect(newest.response?.body.kind == .binary)
         #expect(Data(base64Encoded: newest.response?.body.base64 ?? "")?.count == 8)
+    }
+
+    @Test("the store shows requests redacted: a body cut to the limit is redacted whole first, a small one when shown")
+    func storeRedacts() throws {
+        let store = ExchangeStore(capacity: 4, bodyLimit: 32, secrets: try Secrets(["API_KEY": "key-0123456789"]))
+        let padding = String(repeating: "x", count: 100)
+        let large = CassetteRequest(method: "POST", url: "/login?token=tok-live-1", headers: ["Content-Type": "application/json"],
+                                    body: Body(text: #"{"pad":"\#(padding)","password":"hunter2-live"}"#))
+        let small = CassetteRequest(method: "GET", url: "/me?key=key-0123456789",
+                                    headers: ["Authorization": "Bearer live-token-4f9a2c", "X-Key": "key-0123456789"])
+        func entry(_ request: CassetteRequest) -> JournalEntry {
+            JournalEntry(time: "t", method: request.method, url: request.url, session: nil, outcome: .unmatched)
+        }
+        let first = store.add(entry(large), request: large, status: 599)
+        let second = store.add(entry(small), request: small, response: CassetteResponse(status: 200, headers: ["Set-Cookie": "sid=live-cookie"]))
+        let shown = try JSONEncoder().encode([try #require(store.exchange(id: first)), try #require(store.exchange(id: second))])
+        let text = String(decoding: shown, as: UTF8.self)
+        for secret in ["hunter2-live", "tok-live-1", "live-token-4f9a2c", "key-0123456789", "live-cookie"] {
+            #expect(!text.contains(secret), "\(secret) is never shown")
+        }
+        let listed = String(decoding: try JSONEncoder().encode(store.summaries().exchanges), as: UTF8.self)
+        #expect(!listed.contains("tok-live-1") && !listed.contains("key-0123456789"), "the list shows URLs redacted: \(listed)")
+        #expect(store.exchange(id: first)?.request.body.truncated == true)
+        #expect(store.exchange(id: second)?.request.headers.contains(["X-Key", "<API_KEY>"]) == true)
+        #expect(store.exchange(id: second)?.response?.headers.contains(["Set-Cookie", Redactor.placeholder]) == true)
     }
 
     @Test("the recording proxy shows what it recorded in redacted form, never the live secrets")

@@ -25,6 +25,13 @@ struct ExchangeRedaction: Sendable {
         return (redacted.request, response.map { _ in redacted.response }, removed.filter { !$0.isEmpty })
     }
 
+    /// A URL as a cassette would hold it: secrets as `<NAME>`, redacted query parameters.
+    func clean(url: String) -> String {
+        guard url.contains("?") || !secrets.isEmpty else { return url }
+        let request = secrets.conceal(CassetteRequest(method: "GET", url: url))
+        return redactor.redact(Interaction(request: request, response: CassetteResponse(status: 0))).0.request.url
+    }
+
     /// A diagnosis with the request as kept and no removed value left in its texts.
     func clean(_ diagnosis: MatchDiagnosis, request: CassetteRequest, removed: [String]) -> MatchDiagnosis {
         var diagnosis = diagnosis

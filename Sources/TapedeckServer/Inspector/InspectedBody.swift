@@ -32,11 +32,13 @@ public struct InspectedBody: Sendable, Hashable, Codable {
     public var base64: String?
 
     /// Keeps at most `limit` bytes of a body, classified by its Content-Type.
-    public init(_ body: Body, contentType: String?, limit: Int) {
+    ///
+    /// - Parameter size: the whole body's size, when `body` is already cut to its first bytes.
+    public init(_ body: Body, contentType: String?, limit: Int, size: Int? = nil) {
         self.contentType = contentType
-        size = body.data.count
-        truncated = size > limit
-        let kept = truncated ? Data(body.data.prefix(limit)) : body.data
+        let kept = body.data.count > limit ? Data(body.data.prefix(limit)) : body.data
+        self.size = max(size ?? 0, body.data.count)
+        truncated = self.size > kept.count
         let type = contentType?.lowercased() ?? ""
         if kept.isEmpty {
             kind = .empty
@@ -73,21 +75,27 @@ public struct InspectedMessage: Sendable, Hashable, Codable {
     public var body: InspectedBody
 
     /// A request, keeping at most `limit` body bytes.
-    public init(_ request: CassetteRequest, limit: Int) {
+    ///
+    /// - Parameter bodySize: the whole body's size, when the request's body is already cut.
+    public init(_ request: CassetteRequest, limit: Int, bodySize: Int? = nil) {
         headers = request.headers.map { [$0.name, $0.value] }
-        body = InspectedBody(request.body, contentType: request.headers["Content-Type"], limit: limit)
+        body = InspectedBody(request.body, contentType: request.headers["Content-Type"], limit: limit, size: bodySize)
     }
 
     /// A response, keeping at most `limit` body bytes; a streamed one shows its chunks joined.
-    public init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int) {
+    ///
+    /// - Parameter bodySize: the whole body's size, when the response's body is already cut.
+    public init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil) {
         status = response.status
         headers = response.headers.map { [$0.name, $0.value] }
         var body = response.body
+        var size = bodySize
         if let chunks, body.isEmpty {
             var joined = Data()
             for chunk in chunks where joined.count <= limit { joined.append(chunk.data) }
             body = Body(joined)
+            size = bodySize ?? chunks.reduce(0) { $0 + $1.data.count }
         }
-        self.body = InspectedBody(body, contentType: response.headers["Content-Type"], limit: limit)
+        self.body = InspectedBody(body, contentType: response.headers["Content-Type"], limit: limit, size: size)
     }
 }

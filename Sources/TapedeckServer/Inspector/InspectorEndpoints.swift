@@ -30,7 +30,8 @@ struct InspectorEndpoints: Sendable {
             guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             let (exchanges, dropped) = inspector.exchanges.summaries()
             sendJSON(ExchangeList(exchanges: exchanges, dropped: dropped, capacity: inspector.exchanges.capacity,
-                                  bodyLimit: inspector.exchanges.bodyLimit), sink: sink)
+                                  bodyLimit: inspector.exchanges.bodyLimit, listeners: inspector.exchanges.events.listenerCount),
+                     sink: sink)
         case let path where path.hasPrefix("exchanges/"):
             guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             let text = path.dropFirst("exchanges/".count)
@@ -66,6 +67,8 @@ struct InspectorEndpoints: Sendable {
         var capacity: Int
         /// How many body bytes are kept per request or response.
         var bodyLimit: Int
+        /// How many pages listen to the event stream now.
+        var listeners: Int
     }
 
     /// The page and its files: content type and text.

@@ -6,7 +6,8 @@ import TapedeckCore
 /// The inspector's live stream, `GET /__tapedeck/events`: server-sent events (text/event-stream)
 /// to every page listening. Each new exchange is an `exchange` event whose data is its
 /// ``ExchangeSummary`` as one line of JSON; `reset` says the exchanges were cleared. A comment
-/// every ``heartbeat`` keeps proxies from closing the stream and finds listeners that left.
+/// every ``heartbeat`` keeps proxies from closing the stream; a listener is forgotten when its
+/// connection closes.
 public final class InspectorEvents: Sendable {
     /// How often a silent stream gets a comment line.
     public let heartbeat: TimeAmount
@@ -50,6 +51,10 @@ public final class InspectorEvents: Sendable {
             self?.write(ByteBuffer(string: ": ping\n\n"), to: id, sink: sink)
         }
         listeners.withLock { $0.byID[id] = Listener(sink: sink, pulse: pulse) }
+        // A page that goes away is forgotten at once, not at the next failed write.
+        sink.eventLoop.execute { [weak self] in
+            sink.context.value.channel.closeFuture.whenComplete { _ in self?.drop(id) }
+        }
         let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: Self.headers)
         sink.writeHead(head).whenFailure { [weak self] _ in self?.drop(id) }
         write(ByteBuffer(string: "retry: 2000\n: listening\n\n"), to: id, sink: sink)
