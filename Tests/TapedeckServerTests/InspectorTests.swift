@@ -34,6 +34,16 @@ struct InspectorTests {
         try JSONDecoder().decode(ExchangeList.self, from: try await Curl.run([base + "/__tapedeck/exchanges"]).output)
     }
 
+    /// The newest listed exchange with this outcome, waited for up to five seconds (the recording
+    /// proxy lists an exchange once it is done with it, which may be just after the client has the answer).
+    static func waitForExchange(_ base: String, outcome: JournalEntry.Outcome) async throws -> ExchangeSummary? {
+        for _ in 0..<50 {
+            if let found = try await list(base).exchanges.first(where: { $0.entry.outcome == outcome }) { return found }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     @Test("exchanges list newest first with outcome, status and cassette place; each opens to its request and response")
     func exchangesAndDetails() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
@@ -234,12 +244,7 @@ struct InspectorTests {
             let sent = try await Curl.run(["-H", "Content-Type: application/json", "-H", "Authorization: \(Self.liveToken)",
                                            "--data", #"{"user":"ann","password":"hunter2-live"}"#, harness.base + "/postBodyData"])
             #expect(sent.text.contains("hunter2-live"), "the client gets the live answer")
-            var recorded: ExchangeSummary?
-            for _ in 0..<50 where recorded == nil {
-                recorded = try await Self.list(harness.base).exchanges.first { $0.entry.outcome == .recorded }
-                if recorded == nil { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            let summary = try #require(recorded, "the recorded exchange is listed")
+            let summary = try #require(try await Self.waitForExchange(harness.base, outcome: .recorded), "the recorded exchange is listed")
             let raw = try await Curl.run([harness.base + "/__tapedeck/exchanges/\(summary.id)"])
             #expect(!raw.text.contains("live-token-4f9a2c"))
             #expect(!raw.text.contains("hunter2-live"))
@@ -251,6 +256,32 @@ struct InspectorTests {
             #expect(overview.mode == "new-episodes")
             #expect(overview.recordedThisRun == 1)
         }
+    }
+
+    @Test("what the recording proxy passes on unrecorded (a passthrough host) is listed as forwarded, redacted")
+    func recordingProxyListsForwarded() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let settings = RecordSettings(cassette: directory.appending(path: "pass.json"), passthroughHosts: ["localhost"])
+        do {
+            try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
+                let result = try await Curl.run(["--proxy", harness.base, "-H", "Authorization: \(Self.liveToken)",
+                                                 "http://localhost:\(upstream.port)/plaintext?name=Pass&token=tok-live-1"])
+                #expect(result.text == "Hello Pass!")
+                let forwarded = try #require(try await Self.waitForExchange(harness.base, outcome: .forwarded))
+                #expect(forwarded.status == 200)
+                #expect(forwarded.entry.url == "http://localhost:\(upstream.port)/plaintext?name=Pass&token=\(Redactor.placeholder)")
+                let raw = try await Curl.run([harness.base + "/__tapedeck/exchanges/\(forwarded.id)"])
+                #expect(!raw.text.contains("tok-live-1") && !raw.text.contains("live-token-4f9a2c"))
+                let detail = try JSONDecoder().decode(InspectedExchange.self, from: raw.output)
+                #expect(detail.response?.headers.contains(["Content-Type", "text/plain; charset=utf-8"]) == true)
+            }
+        } catch {
+            try? await upstream.stop()
+            throw error
+        }
+        try await upstream.stop()
     }
 
     @Test("headless Chromium renders the played request, the unmatched one and the highlighted difference",
