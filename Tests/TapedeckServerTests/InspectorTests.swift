@@ -213,6 +213,23 @@ struct InspectorTests {
         #expect(Data(base64Encoded: newest.response?.body.base64 ?? "")?.count == 8)
     }
 
+    @Test("a body is shown by its kind: JSON, text, an image, or bytes (control characters included) in hex")
+    func bodyKinds() {
+        func kind(_ bytes: [UInt8], _ type: String?) -> InspectedBody.Kind {
+            InspectedBody(Body(Data(bytes)), contentType: type, limit: 100).kind
+        }
+        #expect(kind(Array(#"{"a":1}"#.utf8), "application/problem+json") == .json)
+        #expect(kind(Array("line one\r\n\tline two".utf8), "text/plain") == .text)
+        #expect(kind([0x89, 0x50, 0x4E, 0x47], "image/png") == .image)
+        #expect(kind([0x00, 0x01, 0x41], nil) == .binary, "valid UTF-8, but control characters")
+        #expect(kind(Array("plain".utf8), "application/octet-stream") == .binary)
+        #expect(kind([0xFF, 0xFE], "text/plain") == .binary, "not UTF-8")
+        #expect(kind([], "text/plain") == .empty)
+        let cut = InspectedBody(Body(Data("héllo".utf8)), contentType: "text/plain", limit: 2)
+        #expect(cut.text == "h", "a character cut in half is dropped")
+        #expect(cut.truncated && cut.size == 6)
+    }
+
     @Test("the store shows requests redacted: a body cut to the limit is redacted whole first, a small one when shown")
     func storeRedacts() throws {
         let store = ExchangeStore(capacity: 4, bodyLimit: 32, secrets: try Secrets(["API_KEY": "key-0123456789"]))

@@ -45,12 +45,23 @@ public struct InspectedBody: Sendable, Hashable, Codable {
         } else if type.hasPrefix("image/") {
             kind = .image
             base64 = kept.base64EncodedString()
-        } else if let text = Self.text(kept, truncated: truncated) {
+        } else if type.hasPrefix("application/octet-stream") {
+            kind = .binary
+            base64 = kept.base64EncodedString()
+        } else if let text = Self.text(kept, truncated: truncated), !Self.hasControlCharacters(text) {
             kind = type.contains("json") ? .json : .text
             self.text = text
         } else {
             kind = .binary
             base64 = kept.base64EncodedString()
+        }
+    }
+
+    /// Whether text holds control characters other than tab, line feed, form feed and carriage
+    /// return: valid UTF-8 that is still bytes, better seen in hex.
+    private static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            (scalar.value < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains(scalar.value)) || scalar.value == 0x7F
         }
     }
 
