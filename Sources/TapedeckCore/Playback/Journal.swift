@@ -13,6 +13,9 @@ public struct JournalEntry: Sendable, Hashable, Codable {
         case exhausted
         /// Forwarded upstream and recorded (recording proxy).
         case recorded
+        /// Forwarded upstream and not recorded (recording proxy, a passthrough host); the inspector's
+        /// list only, never the journal.
+        case forwarded
     }
 
     /// When the request arrived, ISO 8601 UTC.

@@ -233,3 +233,20 @@ public struct Playback: Sendable {
         public let name: String?
     }
 }
+
+extension Player {
+    /// The interactions of one cassette, by name, in recorded order (empty for a name not loaded).
+    public func interactions(inCassette name: String) -> ArraySlice<Interaction> {
+        guard let number = cassetteNames.firstIndex(of: name) else { return [] }
+        let start = firstIndexOfCassette[number]
+        let end = number + 1 < firstIndexOfCassette.count ? firstIndexOfCassette[number + 1] : interactions.count
+        return interactions[start..<end]
+    }
+
+    /// The interaction at a position in a cassette, as a diagnosis names it.
+    public func interaction(cassette name: String, index: Int) -> Interaction? {
+        let slice = interactions(inCassette: name)
+        guard index >= 0, index < slice.count else { return nil }
+        return slice[slice.startIndex + index]
+    }
+}

@@ -21,7 +21,8 @@ public final class Recorder: Sendable {
     public let mode: RecordMode
     /// The cassette file.
     public let file: URL
-    private let player: Player
+    /// The player serving what the cassette already holds.
+    public let player: Player
     private let redactor: Redactor
     private let secrets: Secrets
     private let expiryPolicy: ExpiryPolicy

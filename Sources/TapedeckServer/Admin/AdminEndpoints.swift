@@ -35,6 +35,8 @@ public struct AdminEndpoints: Sendable {
     public var resetPlayback: @Sendable () -> Void
     /// The local CA, for `ca.pem`.
     public var authority: CertificateAuthority
+    /// The inspector page and its data (``InspectorEndpoints``), if the server keeps exchanges.
+    public var inspector: Inspector?
 
     /// Answers an admin request.
     public func respond(to request: IncomingRequest, sink: ResponseSink) {
@@ -42,6 +44,7 @@ public struct AdminEndpoints: Sendable {
         let endpoint = path.dropFirst(Self.prefix.count)
         let method = request.head.method
         if StubEndpoints(stubs: stubs).respond(to: endpoint, request: request, sink: sink) { return }
+        if let inspector, InspectorEndpoints(inspector: inspector).respond(to: endpoint, request: request, sink: sink) { return }
         switch (endpoint, method) {
         case ("health", .GET), ("health", .HEAD):
             let (names, count) = cassettes()
@@ -54,6 +57,7 @@ public struct AdminEndpoints: Sendable {
             resetPlayback()
             journal.reset()
             unmatched.reset()
+            inspector?.exchanges.reset()
             sendJSON(["reset": true], sink: sink)
         case ("ca.pem", .GET), ("ca.pem", .HEAD):
             do {
@@ -69,7 +73,7 @@ public struct AdminEndpoints: Sendable {
                       body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
         default:
             sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
-                      body: ByteBuffer(string: "no admin endpoint \(path); try health, journal, unmatched, reset, stubs, verify or ca.pem\n"))
+                      body: ByteBuffer(string: "no admin endpoint \(path); try ui, health, journal, unmatched, exchanges, cassettes, events, reset, stubs, verify or ca.pem\n"))
         }
     }
 

@@ -37,23 +37,32 @@ public final class RecordResponder: Responder {
                                 onSaveError: { error in logger.error("cannot save: \(error)") })
         self.logger = logger
         self.authority = authority
-        answers = PlaybackAnswers(configuration: configuration, logger: logger)
-        recordingQueue = RecordingQueue { [recorder, journal = answers.journal, inFlight] exchange in
+        answers = PlaybackAnswers(configuration: configuration, logger: logger, redaction: settings.redaction,
+                                  secrets: settings.playback.secrets)
+        recordingQueue = RecordingQueue { [recorder, journal = answers.journal, exchanges = answers.exchanges, inFlight] exchange in
             defer { inFlight.leave() }
             do {
                 let now = Timestamp.now()
-                try recorder.record(exchange.interaction(recordedAt: now))
-                journal.append(JournalEntry(time: now, method: exchange.request.method, url: exchange.request.url,
-                                            session: nil, outcome: .recorded))
+                let recorded = try recorder.record(exchange.interaction(recordedAt: now))
+                let entry = JournalEntry(time: now, method: exchange.request.method, url: exchange.request.url,
+                                         session: nil, outcome: .recorded)
+                journal.append(entry)
+                // The inspector shows what the cassette holds: redacted, secrets as placeholders.
+                exchanges?.add(entry, request: recorded.request, response: recorded.response, chunks: recorded.chunks, isClean: true)
             } catch {
                 logger.error("cannot record \(exchange.request.method) \(settings.playback.secrets.conceal(exchange.request).url): \(error)")
             }
         }
-        admin = AdminEndpoints(
+        var admin = AdminEndpoints(
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
             journal: answers.journal, unmatched: answers.unmatched, stubs: recorder.stubs,
             resetPlayback: { [recorder] in recorder.reset() }, authority: authority)
+        admin.inspector = answers.exchanges.map { [recorder] exchanges in
+            Inspector(mode: settings.mode.rawValue, exchanges: exchanges, players: { [recorder.player] },
+                      recordedThisRun: { recorder.interactionCount - recorder.player.interactions.count })
+        }
+        self.admin = admin
     }
 
     /// The request journal.
@@ -157,6 +166,11 @@ public final class RecordResponder: Responder {
                 return
             }
             guard record else {
+                // Passed on unrecorded (a passthrough host): the inspector lists it, redacted by the store.
+                answers.exchanges?.add(
+                    JournalEntry(time: Timestamp.now(), method: exchange.request.method, url: exchange.request.url,
+                                 session: nil, outcome: .forwarded),
+                    request: exchange.request, response: CassetteResponse(status: exchange.status, headers: exchange.headers))
                 inFlight.leave()
                 return
             }

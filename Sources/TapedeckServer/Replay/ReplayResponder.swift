@@ -29,9 +29,9 @@ public final class ReplayResponder: Responder {
         self.deck = deck
         self.library = library
         self.authority = authority
-        let answers = PlaybackAnswers(configuration: configuration, logger: logger)
+        let answers = PlaybackAnswers(configuration: configuration, logger: logger, secrets: deck.player.options.secrets)
         self.answers = answers
-        admin = AdminEndpoints(
+        var admin = AdminEndpoints(
             mode: "replay",
             cassettes: { [deck] in (deck.player.cassettes, deck.player.interactions.count) },
             journal: answers.journal, unmatched: answers.unmatched, stubs: deck.player.stubs,
@@ -40,6 +40,11 @@ public final class ReplayResponder: Responder {
                 library?.loaded.forEach { $0.player.reset() }
             },
             authority: authority)
+        admin.inspector = answers.exchanges.map { exchanges in
+            Inspector(mode: "replay", exchanges: exchanges,
+                      players: { [deck, library] in [deck.player] + (library?.loaded.map(\.player) ?? []) })
+        }
+        self.admin = admin
     }
 
     /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.

@@ -15,10 +15,16 @@ struct PlaybackAnswers: Sendable {
     let unmatchedStatus: HTTPResponseStatus
     /// Warned of each expired interaction served.
     let logger: Logger
+    /// The exchanges the inspector shows; nil when the admin API is off.
+    let exchanges: ExchangeStore?
 
-    init(configuration: ServerConfiguration, logger: Logger) {
+    /// - Parameters:
+    ///   - redaction: what the inspector blots out of the exchanges it keeps (the recording proxy's rules).
+    ///   - secrets: kept as `<NAME>` by the inspector.
+    init(configuration: ServerConfiguration, logger: Logger, redaction: RedactionRules = .defaults, secrets: Secrets = .none) {
         journal = Journal(capacity: configuration.journalCapacity)
         unmatched = UnmatchedLog()
+        exchanges = configuration.adminEnabled ? ExchangeStore(redaction: redaction, secrets: secrets) : nil
         unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
         self.logger = logger
     }
@@ -26,17 +32,21 @@ struct PlaybackAnswers: Sendable {
     /// Serves a played interaction, noting it in the journal (and warning when it expired).
     func serve(_ playback: Playback, prepared: PreparedResponse, for played: CassetteRequest, session: String,
                to request: IncomingRequest, sink: ResponseSink) {
-        journal.append(JournalEntry(played: playback, request: played, session: session.isEmpty ? nil : session))
+        let entry = JournalEntry(played: playback, request: played, session: session.isEmpty ? nil : session)
+        journal.append(entry)
+        exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
         sink.serve(playback, prepared: prepared, to: request)
     }
 
     /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON.
     func refuse(_ diagnosis: MatchDiagnosis, for request: CassetteRequest, session: String, sink: ResponseSink) {
-        journal.append(JournalEntry(time: Timestamp.now(), method: request.method, url: request.url,
-                                    session: session.isEmpty ? nil : session,
-                                    outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched))
+        let entry = JournalEntry(time: Timestamp.now(), method: request.method, url: request.url,
+                                 session: session.isEmpty ? nil : session,
+                                 outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
+        journal.append(entry)
         unmatched.append(diagnosis)
+        exchanges?.add(entry, request: request, status: Int(unmatchedStatus.code), diagnosis: diagnosis)
         sink.send(status: unmatchedStatus,
                   headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
                   body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))

@@ -1,0 +1,155 @@
+import Foundation
+import TapedeckCore
+
+/// The latest exchanges a server answered, for the inspector: a bounded log (``BoundedLog``) of
+/// each one's request and response, with at most ``bodyLimit`` bytes of each body, so memory stays
+/// bounded whatever the traffic; shown redacted, as a cassette holds them. Each new exchange is
+/// announced on ``events``.
+///
+/// Adding is cheap, for it happens on the event loop of every request: the request is redacted
+/// there only when its body must be cut (redaction needs the whole body); otherwise the exchange
+/// is kept as it came (a played response shares the cassette's storage) and is redacted and
+/// turned into JSON when a page asks for it.
+public final class ExchangeStore: Sendable {
+    /// How many exchanges are kept by default.
+    public static let defaultCapacity = 200
+    /// How many bytes of each body are kept by default.
+    public static let defaultBodyLimit = 64 * 1024
+
+    /// The most body bytes kept per request or response.
+    public let bodyLimit: Int
+    /// The live stream of new exchanges.
+    public let events: InspectorEvents
+    private let log: BoundedLog<KeptExchange>
+    private let lastID = Locked(0)
+    private let redaction: ExchangeRedaction
+
+    /// Creates an empty store.
+    ///
+    /// - Parameters:
+    ///   - redaction: applied to what is shown, as to what a cassette holds (the replay server uses the defaults).
+    ///   - secrets: their live values are shown as `<NAME>`.
+    public init(capacity: Int = ExchangeStore.defaultCapacity, bodyLimit: Int = ExchangeStore.defaultBodyLimit,
+                redaction: RedactionRules = .defaults, secrets: Secrets = .none, events: InspectorEvents = InspectorEvents()) {
+        log = BoundedLog(capacity: capacity)
+        self.bodyLimit = max(0, bodyLimit)
+        self.events = events
+        self.redaction = ExchangeRedaction(redactor: Redactor(rules: redaction), secrets: secrets)
+    }
+
+    /// The most exchanges kept.
+    public var capacity: Int { log.capacity }
+
+    /// Keeps an exchange and announces it; returns its id.
+    ///
+    /// - Parameters:
+    ///   - entry: its journal entry.
+    ///   - request: the request as received (or as recorded).
+    ///   - response: the answer, if the server sent one from a cassette, a stub or upstream.
+    ///   - status: the status sent when there is no response to keep (the unmatched status).
+    ///   - diagnosis: why nothing was served, for unmatched and exhausted requests.
+    ///   - isClean: the exchange is already what the cassette holds (redacted when recorded).
+    @discardableResult
+    public func add(_ entry: JournalEntry, request: CassetteRequest, response: CassetteResponse? = nil,
+                    chunks: [StreamChunk]? = nil, status: Int? = nil, diagnosis: MatchDiagnosis? = nil, isClean: Bool = false) -> Int {
+        var kept = KeptExchange(summary: ExchangeSummary(id: 0, entry: entry, status: response?.status ?? status),
+                                request: request, response: response, chunks: chunks, isClean: isClean)
+        kept.requestSize = request.body.data.count
+        kept.responseSize = response?.body.data.count
+        if !isClean && kept.requestSize > bodyLimit {
+            (kept.request, kept.response, kept.removed) = redaction.clean(request: request, response: response)
+            kept.isClean = true
+        }
+        kept.request.body = cut(kept.request.body)
+        if let body = kept.response?.body { kept.response?.body = cut(body) }
+        if let chunks, kept.response?.body.isEmpty == true {
+            // A streamed answer: its pieces up to the limit.
+            kept.responseSize = chunks.reduce(0) { $0 + $1.data.count }
+            var total = 0
+            kept.chunks = Array(chunks.prefix { chunk in
+                defer { total += chunk.data.count }
+                return total < bodyLimit
+            })
+        }
+        if var diagnosis {
+            // The diagnosis quotes the request, whole: it is quoted again from the kept request when shown.
+            diagnosis.request.headers = [:]
+            diagnosis.request.body = nil
+            kept.diagnosis = diagnosis
+        }
+        let id = lastID.withLock { last in
+            last += 1
+            return last
+        }
+        kept.summary.id = id
+        log.append(kept)
+        if events.listenerCount > 0 {
+            events.publish(event: "exchange", data: String(decoding: Self.compact(shown(kept.summary)), as: UTF8.self), id: id)
+        }
+        return id
+    }
+
+    /// The exchanges kept, newest first, and how many older ones were dropped.
+    public func summaries() -> (exchanges: [ExchangeSummary], dropped: Int) {
+        let (kept, dropped) = log.snapshot()
+        return (kept.map { shown($0.summary) }.sorted { $0.id > $1.id }, dropped)
+    }
+
+    /// A summary as shown: its URL redacted (the journal keeps it as received).
+    private func shown(_ summary: ExchangeSummary) -> ExchangeSummary {
+        var summary = summary
+        summary.entry.url = redaction.clean(url: summary.entry.url)
+        return summary
+    }
+
+    /// The exchange with this id, redacted, while it is kept.
+    public func exchange(id: Int) -> InspectedExchange? {
+        guard var kept = log.snapshot().entries.last(where: { $0.summary.id == id }) else { return nil }
+        if !kept.isClean { (kept.request, kept.response, kept.removed) = redaction.clean(request: kept.request, response: kept.response) }
+        return InspectedExchange(
+            summary: shown(kept.summary),
+            request: InspectedMessage(kept.request, limit: bodyLimit, bodySize: kept.requestSize),
+            response: kept.response.map { InspectedMessage($0, chunks: kept.chunks, limit: bodyLimit, bodySize: kept.responseSize) },
+            diagnosis: kept.diagnosis.map { redaction.clean($0, request: kept.request, removed: kept.removed) })
+    }
+
+    /// Forgets every exchange (ids go on increasing) and tells the pages.
+    public func reset() {
+        log.reset()
+        events.publish(event: "reset", data: "{}")
+    }
+
+    /// A body cut to the limit (shared, not copied, when it fits).
+    private func cut(_ body: Body) -> Body {
+        body.data.count > bodyLimit ? Body(Data(body.data.prefix(bodyLimit))) : body
+    }
+
+    /// One line of JSON, for an event's data.
+    static func compact(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}
+
+/// What the store keeps of one exchange until a page asks for it.
+struct KeptExchange: Sendable {
+    /// The list entry.
+    var summary: ExchangeSummary
+    /// The request, its body cut to the limit.
+    var request: CassetteRequest
+    /// The answer, its body cut to the limit.
+    var response: CassetteResponse?
+    /// A streamed answer's pieces (shared with the cassette).
+    var chunks: [StreamChunk]?
+    /// The diagnosis, without its quote of the request.
+    var diagnosis: MatchDiagnosis?
+    /// Whether request and response are already redacted.
+    var isClean: Bool
+    /// The values redaction removed, when it ran as the exchange was kept.
+    var removed: [String] = []
+    /// The whole request body's size.
+    var requestSize = 0
+    /// The whole response body's size.
+    var responseSize: Int?
+}

@@ -1,0 +1,112 @@
+import Foundation
+import TapedeckCore
+
+/// A message body as the inspector shows it: its kind for display and at most a bounded number
+/// of its bytes, as text when they are UTF-8 and as base64 otherwise.
+public struct InspectedBody: Sendable, Hashable, Codable {
+    /// How the page shows the body.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// No bytes.
+        case empty
+        /// JSON (by Content-Type): formatted.
+        case json
+        /// UTF-8 text.
+        case text
+        /// An image (by Content-Type): shown as one when kept whole.
+        case image
+        /// Other bytes: a hex view.
+        case binary
+    }
+
+    /// How the page shows it.
+    public var kind: Kind
+    /// The Content-Type, if any.
+    public var contentType: String?
+    /// The whole body's size in bytes.
+    public var size: Int
+    /// Whether only the first bytes were kept.
+    public var truncated: Bool
+    /// The bytes kept, when they are UTF-8 (and not an image).
+    public var text: String?
+    /// The bytes kept, in base64, when they are not shown as text.
+    public var base64: String?
+
+    /// Keeps at most `limit` bytes of a body, classified by its Content-Type.
+    ///
+    /// - Parameter size: the whole body's size, when `body` is already cut to its first bytes.
+    public init(_ body: Body, contentType: String?, limit: Int, size: Int? = nil) {
+        self.contentType = contentType
+        let kept = body.data.count > limit ? Data(body.data.prefix(limit)) : body.data
+        self.size = max(size ?? 0, body.data.count)
+        truncated = self.size > kept.count
+        let type = contentType?.lowercased() ?? ""
+        if kept.isEmpty {
+            kind = .empty
+        } else if type.hasPrefix("image/") {
+            kind = .image
+            base64 = kept.base64EncodedString()
+        } else if type.hasPrefix("application/octet-stream") {
+            kind = .binary
+            base64 = kept.base64EncodedString()
+        } else if let text = Self.text(kept, truncated: truncated), !Self.hasControlCharacters(text) {
+            kind = type.contains("json") ? .json : .text
+            self.text = text
+        } else {
+            kind = .binary
+            base64 = kept.base64EncodedString()
+        }
+    }
+
+    /// Whether text holds control characters other than tab, line feed, form feed and carriage
+    /// return: valid UTF-8 that is still bytes, better seen in hex.
+    private static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            (scalar.value < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains(scalar.value)) || scalar.value == 0x7F
+        }
+    }
+
+    /// The bytes as UTF-8 text; a cut body may end inside a character, which is then dropped.
+    private static func text(_ data: Data, truncated: Bool) -> String? {
+        if let text = String(validating: data, as: UTF8.self) { return text }
+        guard truncated else { return nil }
+        for cut in 1...3 where data.count > cut {
+            if let text = String(validating: data.dropLast(cut), as: UTF8.self) { return text }
+        }
+        return nil
+    }
+}
+
+/// A request or a response as the inspector shows it: headers in order, and the body.
+public struct InspectedMessage: Sendable, Hashable, Codable {
+    /// The status, for a response.
+    public var status: Int?
+    /// The headers in order, each as `[name, value]`.
+    public var headers: [[String]]
+    /// The body.
+    public var body: InspectedBody
+
+    /// A request, keeping at most `limit` body bytes.
+    ///
+    /// - Parameter bodySize: the whole body's size, when the request's body is already cut.
+    public init(_ request: CassetteRequest, limit: Int, bodySize: Int? = nil) {
+        headers = request.headers.map { [$0.name, $0.value] }
+        body = InspectedBody(request.body, contentType: request.headers["Content-Type"], limit: limit, size: bodySize)
+    }
+
+    /// A response, keeping at most `limit` body bytes; a streamed one shows its chunks joined.
+    ///
+    /// - Parameter bodySize: the whole body's size, when the response's body is already cut.
+    public init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil) {
+        status = response.status
+        headers = response.headers.map { [$0.name, $0.value] }
+        var body = response.body
+        var size = bodySize
+        if let chunks, body.isEmpty {
+            var joined = Data()
+            for chunk in chunks where joined.count <= limit { joined.append(chunk.data) }
+            body = Body(joined)
+            size = bodySize ?? chunks.reduce(0) { $0 + $1.data.count }
+        }
+        self.body = InspectedBody(body, contentType: response.headers["Content-Type"], limit: limit, size: size)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+/// The inspector's part of the admin API under `/__tapedeck/`: the page (`ui`, with its style
+/// and scripts under `ui/`), the live stream (`events`), the exchanges kept (`exchanges`,
+/// `exchanges/ID`) and the cassettes loaded (`cassettes`). Every rule is elsewhere; this only
+/// translates HTTP.
+struct InspectorEndpoints: Sendable {
+    /// What the page shows.
+    let inspector: Inspector
+
+    /// Answers an inspector endpoint; false when the endpoint is not one of them.
+    func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
+        let method = request.head.method
+        guard let asset = Self.asset(endpoint) else { return respondToData(endpoint, method: method, sink: sink) }
+        guard method == .GET || method == .HEAD else { return notAllowed(method, endpoint, sink: sink) }
+        sink.send(status: .ok, headers: Self.pageHeaders(contentType: asset.0), body: ByteBuffer(string: asset.1))
+        return true
+    }
+
+    private func respondToData(_ endpoint: Substring, method: HTTPMethod, sink: ResponseSink) -> Bool {
+        let isRead = method == .GET || method == .HEAD
+        switch endpoint {
+        case "events":
+            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
+            inspector.exchanges.events.listen(sink: sink)
+        case "exchanges":
+            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
+            let (exchanges, dropped) = inspector.exchanges.summaries()
+            sendJSON(ExchangeList(exchanges: exchanges, dropped: dropped, capacity: inspector.exchanges.capacity,
+                                  bodyLimit: inspector.exchanges.bodyLimit, listeners: inspector.exchanges.events.listenerCount),
+                     sink: sink)
+        case let path where path.hasPrefix("exchanges/"):
+            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
+            let text = path.dropFirst("exchanges/".count)
+            guard let id = Int(text), var exchange = inspector.exchanges.exchange(id: id) else {
+                sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                          body: ByteBuffer(bytes: JSONBodies.encode(["error": "no exchange \(text) is kept (the newest \(inspector.exchanges.capacity) are)"])))
+                return true
+            }
+            if let diagnosis = exchange.diagnosis {
+                let players = inspector.players()
+                exchange.nearestRequests = diagnosis.nearest.map { miss in
+                    players.lazy.compactMap { $0.interaction(cassette: miss.cassette, index: miss.index) }.first
+                        .map { InspectedMessage($0.request, limit: inspector.exchanges.bodyLimit) }
+                }
+            }
+            sendJSON(exchange, sink: sink)
+        case "cassettes":
+            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
+            sendJSON(CassetteOverview(inspector), sink: sink)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The answer of `GET /__tapedeck/exchanges`.
+    struct ExchangeList: Sendable, Codable {
+        /// The exchanges kept, newest first.
+        var exchanges: [ExchangeSummary]
+        /// How many older ones were dropped.
+        var dropped: Int
+        /// How many are kept at most.
+        var capacity: Int
+        /// How many body bytes are kept per request or response.
+        var bodyLimit: Int
+        /// How many pages listen to the event stream now.
+        var listeners: Int
+    }
+
+    /// The page and its files: content type and text.
+    private static func asset(_ endpoint: Substring) -> (String, String)? {
+        switch endpoint {
+        case "ui", "ui/": ("text/html; charset=utf-8", InspectorPage.html)
+        case "ui/style.css": ("text/css; charset=utf-8", InspectorStyle.css)
+        case "ui/app.js": ("text/javascript; charset=utf-8", InspectorScript.app)
+        case "ui/live.js": ("text/javascript; charset=utf-8", InspectorScript.live)
+        default: nil
+        }
+    }
+
+    /// The page loads nothing from elsewhere and runs no inline script.
+    private static func pageHeaders(contentType: String) -> HTTPHeaders {
+        HTTPHeaders([
+            ("Content-Type", contentType), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self'; frame-ancestors 'none'"),
+            ("Referrer-Policy", "no-referrer"),
+        ])
+    }
+
+    private func notAllowed(_ method: HTTPMethod, _ endpoint: Substring, sink: ResponseSink) -> Bool {
+        sink.send(status: .methodNotAllowed, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                  body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(AdminEndpoints.prefix)\(endpoint)\n"))
+        return true
+    }
+
+    private func sendJSON(_ value: some Encodable, sink: ResponseSink) {
+        sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+                  body: ByteBuffer(bytes: JSONBodies.encode(value)))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+/// The inspector's live stream, `GET /__tapedeck/events`: server-sent events (text/event-stream)
+/// to every page listening. Each new exchange is an `exchange` event whose data is its
+/// ``ExchangeSummary`` as one line of JSON; `reset` says the exchanges were cleared. A comment
+/// every ``heartbeat`` keeps proxies from closing the stream; a listener is forgotten when its
+/// connection closes.
+public final class InspectorEvents: Sendable {
+    /// How often a silent stream gets a comment line.
+    public let heartbeat: TimeAmount
+    /// The most listeners at once; a page over that gets 503 (a leaked tab must not grow the server).
+    public let maxListeners: Int
+
+    private struct Listener {
+        let sink: ResponseSink
+        let pulse: RepeatedTask
+    }
+
+    private let listeners = Locked<(next: Int, byID: [Int: Listener])>((0, [:]))
+
+    /// Creates a stream with no listener yet.
+    public init(heartbeat: TimeAmount = .seconds(15), maxListeners: Int = 32) {
+        self.heartbeat = heartbeat
+        self.maxListeners = maxListeners
+    }
+
+    /// How many pages listen now.
+    public var listenerCount: Int { listeners.withLock { $0.byID.count } }
+
+    /// Answers `GET /__tapedeck/events`: sends the head and keeps the response open, adding the
+    /// listener before the head leaves, so anything the client does after seeing it is sent.
+    func listen(sink: ResponseSink) {
+        if sink.isHead {
+            sink.send(status: .ok, headers: Self.headers)
+            return
+        }
+        let id: Int? = listeners.withLock { state in
+            guard state.byID.count < maxListeners else { return nil }
+            state.next += 1
+            return state.next
+        }
+        guard let id else {
+            sink.send(status: .serviceUnavailable, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                      body: ByteBuffer(string: "too many inspector pages listen at once (at most \(maxListeners))\n"))
+            return
+        }
+        let pulse = sink.eventLoop.scheduleRepeatedTask(initialDelay: heartbeat, delay: heartbeat) { [weak self] _ in
+            self?.write(ByteBuffer(string: ": ping\n\n"), to: id, sink: sink)
+        }
+        listeners.withLock { $0.byID[id] = Listener(sink: sink, pulse: pulse) }
+        // A page that goes away is forgotten at once, not at the next failed write.
+        sink.eventLoop.execute { [weak self] in
+            sink.context.value.channel.closeFuture.whenComplete { _ in self?.drop(id) }
+        }
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: Self.headers)
+        sink.writeHead(head).whenFailure { [weak self] _ in self?.drop(id) }
+        write(ByteBuffer(string: "retry: 2000\n: listening\n\n"), to: id, sink: sink)
+    }
+
+    /// Sends an event to every listener.
+    public func publish(event: String, data: String, id: Int? = nil) {
+        let current = listeners.withLock { $0.byID }
+        guard !current.isEmpty else { return }
+        var text = "event: \(event)\n"
+        if let id { text += "id: \(id)\n" }
+        for line in data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
+        text += "\n"
+        let buffer = ByteBuffer(string: text)
+        for (number, listener) in current { write(buffer, to: number, sink: listener.sink) }
+    }
+
+    /// Ends every stream (the server is stopping).
+    public func closeAll() {
+        let all = listeners.withLock { state in
+            defer { state.byID = [:] }
+            return state.byID
+        }
+        for listener in all.values {
+            listener.pulse.cancel()
+            listener.sink.abort()
+        }
+    }
+
+    private func write(_ buffer: ByteBuffer, to id: Int, sink: ResponseSink) {
+        sink.writeBody(buffer).whenFailure { [weak self] _ in self?.drop(id) }
+    }
+
+    /// Forgets a listener whose connection is gone.
+    private func drop(_ id: Int) {
+        let listener = listeners.withLock { $0.byID.removeValue(forKey: id) }
+        listener?.pulse.cancel()
+    }
+
+    private static let headers = HTTPHeaders([
+        ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+    ])
+}

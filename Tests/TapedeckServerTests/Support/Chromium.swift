@@ -1,0 +1,51 @@
+import Foundation
+
+/// Headless Chromium (Debian's `chromium` package), for the tests that look at a page as a
+/// browser renders it. Each run gets a fresh profile in a temporary folder, removed afterwards.
+enum Chromium {
+    /// The browser on the PATH, if installed.
+    static let path: String? = {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        for directory in directories {
+            for name in ["chromium", "chromium-browser"] {
+                let candidate = "\(directory)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+        }
+        return nil
+    }()
+
+    /// Why the browser tests are skipped, when they are.
+    static let missing = "chromium is not installed (apt-get install -y chromium); the browser test is skipped"
+
+    /// The flags every run uses: headless, no sandbox (tests run as root in CI), nothing fetched
+    /// from the network besides the page.
+    static let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                        "--disable-component-update", "--no-first-run"]
+
+    /// The DOM after the page's scripts ran for `budgetMs` of virtual time (`--dump-dom`).
+    static func dumpDOM(_ url: String, budgetMs: Int = 5000) async throws -> String {
+        try await run(["--virtual-time-budget=\(budgetMs)", "--dump-dom", url]).text
+    }
+
+    /// A PNG of the page at a window size (`--screenshot`).
+    static func screenshot(_ url: String, to file: URL, width: Int = 1280, height: Int = 800, budgetMs: Int = 5000) async throws {
+        _ = try await run(["--virtual-time-budget=\(budgetMs)", "--hide-scrollbars", "--screenshot=\(file.path)",
+                           "--window-size=\(width),\(height)", url])
+    }
+
+    /// Runs the browser with a fresh profile, killed after `seconds` (coreutils `timeout`).
+    private static func run(_ arguments: [String], seconds: Int = 90) async throws -> Curl.Result {
+        guard let path else { throw FixtureError(message: missing) }
+        let profile = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let result = try await Subprocess.run(
+            executable: "/usr/bin/env",
+            arguments: ["timeout", "--kill-after=5", String(seconds), path] + flags + ["--user-data-dir=\(profile.path)"] + arguments,
+            environment: ["HOME": profile.path])
+        guard result.status == 0 else {
+            throw FixtureError(message: "chromium exited with \(result.status) (124: killed after \(seconds) s): \(result.error.suffix(2000))")
+        }
+        return result
+    }
+}
