@@ -159,6 +159,31 @@ import Testing
         #expect(sideFiles.isEmpty, "left in the bodies folder: \(sideFiles)")
     }
 
+    @Test func bodyThatCannotBeKeptStillReachesTheClientAndIsNotRecorded() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await LargeBodyUpstream.start()
+        defer { Task { await upstream.stop() } }
+        let cassette = directory.appending(path: "blocked.json")
+        // A file where the bodies folder goes: no side file can be written.
+        try Data("not a folder".utf8).write(to: directory.appending(path: "blocked.bodies"))
+        let pattern = LargeBodyPattern(size: 4 << 20)
+        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let port = try recorder.waitUntilListening()
+
+        let downloaded = directory.appending(path: "downloaded.bin")
+        let status = try Curl.download("http://127.0.0.1:\(port)/large/\(pattern.size)", to: downloaded)
+        let after = try Curl.download("http://127.0.0.1:\(port)/small", to: directory.appending(path: "small.txt"))
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit(timeout: 60) == 0)
+        let log = recorder.stop()
+
+        #expect(status == "200" && after == "200")
+        #expect(try pattern.matches(fileAt: downloaded))
+        #expect(log.contains("not recorded: GET") && log.contains("the body could not be kept"), "\(log)")
+        #expect(try CassetteCodec().load(cassette).interactions.map { $0.request.target.path } == ["/small"])
+    }
+
     /// Decodes a gzip file into another, piece by piece.
     static func gunzip(_ source: URL, to destination: URL) throws {
         let input = try FileHandle(forReadingFrom: source)
