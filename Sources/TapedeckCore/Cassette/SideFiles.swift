@@ -74,7 +74,8 @@ final class SideFiles: Sendable {
         }
         guard let directory else { throw .noFolder(relativePath) }
         let url = directory.appendingPathComponent(relativePath)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+        // Stat, not read: a side file of any size costs nothing until a request asks for it. (Symlinks followed, as reading does.)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
               attributes[.type] as? FileAttributeType == .typeRegular,
               let size = (attributes[.size] as? NSNumber)?.intValue else { throw .missing(url.path) }
         return BodyFile(url: url, size: size)
