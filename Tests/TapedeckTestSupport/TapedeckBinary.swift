@@ -3,8 +3,13 @@ import Foundation
 /// The `tapedeck` executable that `swift build` / `swift test` put next to the test bundle,
 /// for tests that run the real command line as a child process.
 public enum TapedeckBinary {
-    /// Finds the executable beside the running test bundle, or in `.build/debug`.
+    /// Finds the executable: `TAPEDECK_BINARY` when set (a release build, say), else beside the
+    /// running test bundle, or in `.build/debug`.
     public static func locate() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["TAPEDECK_BINARY"], !path.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: path) else { throw TapedeckBinaryError() }
+            return URL(fileURLWithPath: path)
+        }
         var candidates = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
         if let first = CommandLine.arguments.first { candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent()) }
         candidates.append(Bundle.main.bundleURL)

@@ -111,6 +111,15 @@ public final class TapedeckProcess: @unchecked Sendable {
         return nil
     }
 
+    /// The peak resident memory of the process so far in KiB (`VmHWM` in /proc): nil once it exited.
+    public func peakResidentKiB() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        }
+        return nil
+    }
+
     /// How many file descriptors the process holds open.
     public func openDescriptors() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? -1

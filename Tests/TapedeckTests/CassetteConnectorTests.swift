@@ -36,6 +36,24 @@ struct CassetteConnectorTests {
         #expect(object["compressed"] as? Bool == true)
     }
 
+    @Test("a body kept in a side file is read from it when served, gzip-recorded ones decoded")
+    func sideFileBody() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let large = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) })
+        var response = CassetteResponse(status: 200, body: Body(large))
+        response.headers.set(name: "Content-Encoding", value: "gzip")
+        let file = directory.appendingPathComponent("large.json")
+        try CassetteCodec().save(Cassette(interactions: [
+            Interaction(request: CassetteRequest(method: "GET", url: "http://api.example.test/large"), response: response),
+        ]), to: file)
+        let connector = try CassetteConnector(cassette: file)
+        let (answer, data) = try await connector.send(get("/large"), body: nil)
+        #expect(answer.status == .ok)
+        #expect(answer.headerFields[.contentEncoding] == nil)
+        #expect(data == large)
+    }
+
     @Test("binary bodies arrive byte for byte; a 404 arrives as recorded")
     func binaryAnd404() async throws {
         let connector = try CassetteConnector(cassette: exampleCassette)

@@ -2,10 +2,13 @@ import Foundation
 
 /// A message body: the decoded bytes, and how a cassette writes them.
 ///
-/// Bodies are exact: `text` when the bytes are UTF-8, `base64` otherwise, a side
-/// file above the size threshold, and `json` only when the cassette was written so
-/// by hand (it is served as compact JSON).
-public struct Body: Sendable, Hashable {
+/// Bodies are exact: `text` when the bytes are UTF-8, `base64` otherwise, a side file above the
+/// size threshold, and `json` only when the cassette was written so by hand (it is served as
+/// compact JSON).
+///
+/// A body read from a side file, or recorded into one, stays on disk: ``file`` says where, and
+/// ``data`` reads the file only when asked. The server sends such a body from the file in pieces.
+public struct Body: Sendable {
     /// How a body is written in a cassette.
     public enum Style: Sendable, Hashable {
         /// `text` when the bytes are valid UTF-8, `base64` otherwise, a side file when large.
@@ -14,8 +17,13 @@ public struct Body: Sendable, Hashable {
         case json
     }
 
-    /// The bytes, decoded from any gzip or deflate content coding (unless ``isEncoded``).
-    public var data: Data
+    /// Where the bytes are.
+    private enum Storage: Sendable {
+        case bytes(Data)
+        case file(BodyFile)
+    }
+
+    private var storage: Storage
     /// How the body is written back.
     public var style: Style
     /// Whether the bytes are still in the message's `Content-Encoding`: a gzip or deflate body that
@@ -25,9 +33,16 @@ public struct Body: Sendable, Hashable {
 
     /// Creates a body.
     public init(_ data: Data, style: Style = .automatic) {
-        self.data = data
+        storage = .bytes(data)
         self.style = style
         self.isEncoded = false
+    }
+
+    /// Creates a body whose bytes stay in a side file until read.
+    public init(file: BodyFile) {
+        storage = .file(file)
+        style = .automatic
+        isEncoded = false
     }
 
     /// A body kept exactly as received, still in its `Content-Encoding` because it did not decode.
@@ -45,11 +60,59 @@ public struct Body: Sendable, Hashable {
     /// An empty body.
     public static let empty = Body(Data())
 
+    /// The bytes, decoded from any gzip or deflate content coding (unless ``isEncoded``).
+    ///
+    /// For a body kept in a side file, reading this reads the whole file (empty when it can no
+    /// longer be read); setting it puts the bytes in memory. Code that may meet large bodies asks
+    /// ``file`` first and reads the file in pieces.
+    public var data: Data {
+        get {
+            switch storage {
+            case .bytes(let data): data
+            case .file(let file): (try? file.contents()) ?? Data()
+            }
+        }
+        set { storage = .bytes(newValue) }
+    }
+
+    /// The side file holding the bytes, when they are not in memory.
+    public var file: BodyFile? {
+        if case .file(let file) = storage { return file }
+        return nil
+    }
+
+    /// How many bytes there are, without reading a side file.
+    public var count: Int {
+        switch storage {
+        case .bytes(let data): data.count
+        case .file(let file): file.size
+        }
+    }
+
+    /// How many bytes are held in memory: none for a body in a side file.
+    var inMemoryCount: Int { file == nil ? count : 0 }
+
     /// Whether there are no bytes.
-    public var isEmpty: Bool { data.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 
     /// The bytes as text when they are valid UTF-8.
     public var text: String? { String(validatingUTF8Data: data) }
+}
+
+extension Body: Hashable {
+    /// Bodies are equal when their bytes are: two side files by name and size, otherwise byte for byte.
+    public static func == (lhs: Body, rhs: Body) -> Bool {
+        guard lhs.style == rhs.style, lhs.isEncoded == rhs.isEncoded, lhs.count == rhs.count else { return false }
+        if let left = lhs.file, let right = rhs.file, left.digest == right.digest { return true }
+        return lhs.data == rhs.data
+    }
+
+    /// Hashes what equal bodies share without reading a side file: the size, style and mark.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        hasher.combine(style)
+        hasher.combine(isEncoded)
+    }
 }
 
 extension String {

@@ -45,7 +45,7 @@ extension KeyedDecodingContainer {
             let name = try body.decode(String.self, forKey: .file)
             do {
                 guard let sideFiles else { throw SideFileError.noFolder(name) }
-                return Body(try sideFiles.read(name))
+                return Body(file: try sideFiles.reference(name))
             } catch {
                 throw DecodingError.dataCorruptedError(forKey: .file, in: body, debugDescription: "\(error)")
             }
@@ -59,7 +59,9 @@ extension KeyedEncodingContainer {
         guard !value.isEmpty else { return }
         var body = nestedContainer(keyedBy: BodyCodingKey.self, forKey: key)
         if value.isEncoded { try body.encode(true, forKey: .encoded) }
-        if let sideFiles, sideFiles.wantsSideFile(for: value.data) {
+        if let sideFiles, sideFiles.directory != nil, let file = value.file {
+            try body.encode(sideFiles.add(file), forKey: .file)
+        } else if let sideFiles, sideFiles.wantsSideFile(for: value.data) {
             try body.encode(sideFiles.add(value.data), forKey: .file)
         } else if value.style == .json, !value.isEncoded, let json = JSONValue(parsing: value.data) {
             try body.encode(json, forKey: .json)

@@ -18,7 +18,7 @@ struct InteractionWriter {
     /// The JSON of `interaction`, its lines after the first indented by `indent` spaces.
     static func encode(_ interaction: Interaction, indent: Int, sideFiles: SideFiles?) -> Data {
         var out: [UInt8] = []
-        out.reserveCapacity(512 + interaction.request.body.data.count + interaction.response.body.data.count)
+        out.reserveCapacity(512 + interaction.request.body.inMemoryCount + interaction.response.body.inMemoryCount)
         encode(interaction, indent: indent, sideFiles: sideFiles, into: &out)
         return Data(out)
     }
@@ -85,7 +85,10 @@ struct InteractionWriter {
         key(RequestCodingKey.body)  // the same name in a response
         object { writer in
             // Keys in sorted order: base64 < encoded < file < text.
-            if let sideFiles = writer.sideFiles, sideFiles.wantsSideFile(for: body.data) {
+            if let sideFiles = writer.sideFiles, sideFiles.directory != nil, let file = body.file {
+                if body.isEncoded { writer.encodedMark() }
+                writer.key(BodyCodingKey.file); writer.string(sideFiles.add(file))
+            } else if let sideFiles = writer.sideFiles, sideFiles.wantsSideFile(for: body.data) {
                 if body.isEncoded { writer.encodedMark() }
                 writer.key(BodyCodingKey.file); writer.string(sideFiles.add(body.data))
             } else if body.style == .json, !body.isEncoded, let json = JSONValue(parsing: body.data) {

@@ -4,10 +4,18 @@ import Foundation
 final class SideFiles: Sendable {
     /// A body to be written beside the cassette.
     struct Pending: Sendable, Hashable {
+        /// Where the bytes come from.
+        enum Source: Sendable, Hashable {
+            /// Bytes in memory.
+            case bytes(Data)
+            /// A side file elsewhere (another cassette's), copied.
+            case file(BodyFile)
+        }
+
         /// The path relative to the cassette's folder.
         let relativePath: String
         /// The bytes.
-        let data: Data
+        let source: Source
     }
 
     /// The folder the cassette is in; nil for a cassette with no file.
@@ -29,11 +37,27 @@ final class SideFiles: Sendable {
 
     /// Registers a body to write and returns its relative path.
     func add(_ data: Data) -> String {
-        let digest = SHA256.hash(data).hexadecimal
-        let path = "\(cassetteName).bodies/\(digest).bin"
-        pending.withLock { $0.append(Pending(relativePath: path, data: data)) }
+        let path = relativePath(digest: SHA256.hash(data).hexadecimal)
+        pending.withLock { $0.append(Pending(relativePath: path, source: .bytes(data))) }
         return path
     }
+
+    /// The relative path of a body already in a side file: its own name when it is in this
+    /// cassette's bodies folder, else a copy registered to write there.
+    func add(_ file: BodyFile) -> String {
+        let path = relativePath(digest: file.digest)
+        if let directory, directory.appendingPathComponent(path).standardizedFileURL.path == file.url.standardizedFileURL.path {
+            return path
+        }
+        pending.withLock { $0.append(Pending(relativePath: path, source: .file(file))) }
+        return path
+    }
+
+    /// The path, relative to the cassette's folder, of the side file of bytes with this SHA-256.
+    func relativePath(digest: String) -> String { "\(cassetteName).bodies/\(digest).bin" }
+
+    /// The folder side files go in; nil for a cassette with no file.
+    var bodiesFolder: URL? { directory?.appendingPathComponent("\(cassetteName).bodies") }
 
     /// The bodies registered so far, emptied.
     func takePending() -> [Pending] { pending.withLock { list in defer { list = [] }; return list } }
@@ -41,8 +65,8 @@ final class SideFiles: Sendable {
     /// Registers bodies again whose writing failed, so the next save writes them.
     func restore(_ files: [Pending]) { pending.withLock { $0.insert(contentsOf: files, at: 0) } }
 
-    /// Reads a side file named in a cassette, refusing names that leave the bodies folder.
-    func read(_ relativePath: String) throws(SideFileError) -> Data {
+    /// Finds a side file named in a cassette without reading it, refusing names that leave the bodies folder.
+    func reference(_ relativePath: String) throws(SideFileError) -> BodyFile {
         let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].hasSuffix(".bodies"), parts[1].hasSuffix(".bin"),
               !parts.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else {
@@ -50,8 +74,11 @@ final class SideFiles: Sendable {
         }
         guard let directory else { throw .noFolder(relativePath) }
         let url = directory.appendingPathComponent(relativePath)
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw .missing(url.path) }
-        return data
+        // Stat, not read: a side file of any size costs nothing until a request asks for it. (Symlinks followed, as reading does.)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = (attributes[.size] as? NSNumber)?.intValue else { throw .missing(url.path) }
+        return BodyFile(url: url, size: size)
     }
 
     /// Writes registered bodies atomically; content-addressed files already present are kept.
@@ -60,22 +87,37 @@ final class SideFiles: Sendable {
             let url = directory.appendingPathComponent(file.relativePath)
             if FileManager.default.fileExists(atPath: url.path) { continue }
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try AtomicFile.write(file.data, to: url)
+            switch file.source {
+            case .bytes(let data):
+                try AtomicFile.write(data, to: url)
+            case .file(let source):
+                try SideFileSpool.copy(source, to: url)
+            }
         }
     }
 }
 
-/// A side file that cannot be used.
-enum SideFileError: Error, CustomStringConvertible {
+/// A side file that cannot be used, naming it.
+public enum SideFileError: Error, CustomStringConvertible {
+    /// The name in the cassette is not `NAME.bodies/<sha256>.bin`.
     case badName(String)
+    /// The cassette has no folder to find side files in.
     case noFolder(String)
+    /// The file does not exist (or is not a regular file).
     case missing(String)
+    /// The file is no longer the size it had when the cassette was read.
+    case sizeChanged(String, expected: Int, found: Int)
+    /// Reading or writing the file failed.
+    case unreadable(String, String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .badName(let name): return "side file name \"\(name)\" is not of the form NAME.bodies/<sha256>.bin"
         case .noFolder(let name): return "side file \"\(name)\" cannot be read: the cassette has no folder"
         case .missing(let path): return "side file \(path) does not exist"
+        case .sizeChanged(let path, let expected, let found):
+            return "side file \(path) changed: it had \(expected) bytes when the cassette was read, now \(found)"
+        case .unreadable(let path, let reason): return "side file \(path) cannot be read or written: \(reason)"
         }
     }
 }

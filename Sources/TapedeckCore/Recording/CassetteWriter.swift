@@ -78,7 +78,7 @@ final class CassetteWriter: Sendable {
     /// Room for an interaction's encoding, so that it is seldom grown: its bodies (text is
     /// mostly copied as it is) and what its headers and fields usually take.
     private static func fragmentCapacity(_ interaction: Interaction) -> Int {
-        1024 + interaction.request.body.data.count + interaction.response.body.data.count
+        1024 + interaction.request.body.inMemoryCount + interaction.response.body.inMemoryCount
     }
 
     /// Saves now if anything is unsaved, and reports the last save error if the file is behind.
@@ -93,6 +93,12 @@ final class CassetteWriter: Sendable {
 
     /// How many interactions the cassette holds: the earlier ones and those recorded.
     var interactionCount: Int { state.withLock { $0.existingCount + $0.recorded.count } }
+
+    /// The folder of the cassette's side files.
+    var bodiesFolder: URL? { sideFiles.bodiesFolder }
+
+    /// Bodies above this many bytes are written to side files.
+    var sideFileThreshold: Int { sideFiles.threshold }
 
     /// How many times the file was replaced.
     var saveCount: Int { state.withLock { $0.saves } }

@@ -82,6 +82,17 @@ public final class Recorder: Sendable {
         }
     }
 
+    /// Where a response body being received goes once it grows past ``sideFileThreshold``: a new
+    /// ``SideFileSpool`` in the cassette's bodies folder, so a large download is recorded as it
+    /// passes instead of in memory. Nil when this recorder does not record.
+    public func spoolForLargeBody() throws(SideFileError) -> SideFileSpool? {
+        guard let folder = writer?.bodiesFolder else { return nil }
+        return try SideFileSpool(folder: folder)
+    }
+
+    /// Bodies above this many bytes are kept in side files (``spoolForLargeBody()``).
+    public var sideFileThreshold: Int { writer?.sideFileThreshold ?? CassetteCodec.defaultSideFileThreshold }
+
     /// The request as the live service must receive it: every secret's placeholder replaced by its value.
     public func requestForUpstream(_ request: CassetteRequest) -> CassetteRequest {
         secrets.reveal(request)

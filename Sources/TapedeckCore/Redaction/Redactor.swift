@@ -93,7 +93,8 @@ public struct Redactor: Sendable {
     }
 
     private func redactBody(_ body: inout Body, contentType: String?, side: String, changes: inout [String]) {
-        guard !body.isEmpty else { return }
+        // A body in a side file (a large download) is left as it is: redacting would read it whole.
+        guard !body.isEmpty, body.file == nil else { return }
         switch BodyKind(contentType: contentType) {
         case .json:
             guard !rules.jsonPaths.isEmpty, mayNameAMember(body.data),

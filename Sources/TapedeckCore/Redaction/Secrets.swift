@@ -69,7 +69,10 @@ public struct Secrets: Sendable, Hashable {
         var result = interaction
         result.request = conceal(interaction.request)
         result.response.headers = replacing(in: interaction.response.headers, pairs: concealing)
-        result.response.body.data = replacing(in: interaction.response.body.data, pairs: concealing)
+        // A body in a side file (a large download) is not searched: that would read it whole.
+        if interaction.response.body.file == nil {
+            result.response.body.data = replacing(in: interaction.response.body.data, pairs: concealing)
+        }
         result.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: replacing(in: $0.data, pairs: concealing)) }
         return result
     }
@@ -119,7 +122,7 @@ public struct Secrets: Sendable, Hashable {
         var result = request
         result.url = replacing(in: request.url, pairs: pairs)
         result.headers = replacing(in: request.headers, pairs: pairs)
-        result.body.data = replacing(in: request.body.data, pairs: pairs)
+        if request.body.file == nil { result.body.data = replacing(in: request.body.data, pairs: pairs) }
         return result
     }
 

@@ -152,7 +152,8 @@ public final class RecordResponder: Responder {
         let secrets = settings.playback.secrets
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
-        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink) { [self] result in
+        let spooling = record ? LargeBodySpooling(recorder: recorder) : nil
+        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink, spooling: spooling) { [self] result in
             let exchange: FinishedExchange
             switch result {
             case .success(let finished):

@@ -15,6 +15,8 @@ enum ExchangeFailure: Error, CustomStringConvertible {
     case broken(any Error)
     /// The client left before the whole answer was written to it.
     case clientGone
+    /// A large body could not be written to its side file (disk full, say).
+    case bodyNotKept(SideFileError)
 
     var description: String {
         switch self {
@@ -23,6 +25,7 @@ enum ExchangeFailure: Error, CustomStringConvertible {
         case .closedEarly: "the upstream closed the connection before the answer was complete"
         case .broken(let error): "the upstream connection failed: \(error)"
         case .clientGone: "the client left before the whole answer was written to it"
+        case .bodyNotKept(let error): "the body could not be kept: \(error)"
         }
     }
 }
@@ -55,6 +58,10 @@ final class UpstreamExchange {
         /// next read instead of allocating new ones while the exchange waits to be recorded.
         var body = Data()
         var chunks: [StreamChunk] = []
+        /// Where the body goes once it passed the spooling threshold; `body` stays empty then.
+        var spool: SideFileSpool?
+        /// Why the body could not be kept: the answer still goes to the client, but is not recorded.
+        var spoolError: SideFileError?
     }
 
     private var state = State.waiting
@@ -63,6 +70,8 @@ final class UpstreamExchange {
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
     private let start = NIODeadline.now()
+    /// Where a large body goes as it passes; nil keeps every body in memory.
+    private let spooling: LargeBodySpooling?
     /// Told once, when the state becomes `done`: the exchange, or why there is none to record.
     private let finished: (Result<FinishedExchange, ExchangeFailure>) -> Void
     private var connection: UpstreamConnection?
@@ -71,11 +80,12 @@ final class UpstreamExchange {
     /// closed by the upstream before answering (it may close idle connections at any time).
     var retry: (() -> Void)?
 
-    init(cassetteRequest: CassetteRequest, sink: ResponseSink, timeout: TimeAmount,
+    init(cassetteRequest: CassetteRequest, sink: ResponseSink, timeout: TimeAmount, spooling: LargeBodySpooling? = nil,
          finished: @escaping (Result<FinishedExchange, ExchangeFailure>) -> Void) {
         self.cassetteRequest = cassetteRequest
         self.sink = sink
         self.timeout = timeout
+        self.spooling = spooling
         self.finished = finished
     }
 
@@ -122,10 +132,31 @@ final class UpstreamExchange {
         if response.isStream {
             response.chunks.append(StreamChunk(atMs: Self.milliseconds(now - response.firstByte), data: Data(copying: buffer)))
         } else {
-            response.body.append(copying: buffer)
+            keep(buffer, in: &response)
         }
         state = .receiving(response)
         return sink.streamBody(buffer)
+    }
+
+    /// Keeps a piece of body for the cassette: in memory, or in the spool once past the threshold.
+    private func keep(_ buffer: ByteBuffer, in response: inout ResponseSoFar) {
+        guard response.spoolError == nil else { return }
+        do throws(SideFileError) {
+            if let spool = response.spool {
+                try spool.append(Data(copying: buffer))
+                return
+            }
+            response.body.append(copying: buffer)
+            guard let spooling, response.body.count > spooling.threshold, let spool = try spooling.start() else { return }
+            response.spool = spool
+            try spool.append(response.body)
+            response.body = Data()
+        } catch {
+            response.spoolError = error
+            response.spool?.discard()
+            response.spool = nil
+            response.body = Data()
+        }
     }
 
     /// Sends the client what arrived so far: called once per burst of reads from the upstream.
@@ -140,15 +171,23 @@ final class UpstreamExchange {
         if !connectionReusable { connection?.close() }
         connection = nil
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
-                                        body: response.body, chunks: response.isStream ? response.chunks : nil,
+                                        body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),
                                                        totalMs: Self.milliseconds(end - start)))
         let finished = finished
         sink.end().assumeIsolated().whenComplete { written in
             // The end fails when the client went away before everything was written to it.
             switch written {
-            case .success: finished(.success(exchange))
-            case .failure: finished(.failure(.clientGone))
+            case .success:
+                if let error = response.spoolError {
+                    finished(.failure(.bodyNotKept(error)))
+                } else {
+                    finished(.success(exchange))
+                }
+            case .failure:
+                // No half side file stays behind: the spool's temporary file goes with the exchange.
+                exchange.spool?.discard()
+                finished(.failure(.clientGone))
             }
         }
     }
@@ -171,6 +210,7 @@ final class UpstreamExchange {
         let before = state
         guard !isDone else { return }
         state = .done
+        if case .receiving(let response) = before { response.spool?.discard() }
         connection?.close()
         connection = nil
         defer { finished(.failure(failure)) }
@@ -182,8 +222,8 @@ final class UpstreamExchange {
         let url = cassetteRequest.url
         let (status, code, message): (HTTPResponseStatus, String, String)
         switch failure {
-        case .clientGone:
-            return  // nobody is left to answer
+        case .clientGone, .bodyNotKept:
+            return  // nobody is left to answer, or the answer is under way
         case .timedOut:
             (status, code, message) = (.gatewayTimeout, "upstream-timeout",
                                        "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded\n")
@@ -226,8 +266,10 @@ struct FinishedExchange: Sendable {
     let request: CassetteRequest
     let status: Int
     let headers: HeaderList
-    /// The body as it came, empty for a stream.
+    /// The body as it came, empty for a stream or a spooled body.
     let body: Data
+    /// The body as it came when it was large: in a temporary file, made a side file when recorded.
+    var spool: SideFileSpool? = nil
     let chunks: [StreamChunk]?
     let timing: Timing
 
@@ -237,14 +279,19 @@ struct FinishedExchange: Sendable {
     /// Whether recording it costs little enough to do on the event loop: bodies of at most
     /// ``lightLimit`` bytes together and none to decompress.
     var isLight: Bool {
-        let size = request.body.data.count + body.count + (chunks?.reduce(0) { $0 + $1.data.count } ?? 0)
-        return size <= Self.lightLimit && headers["Content-Encoding"] == nil
+        let size = request.body.count + body.count + (chunks?.reduce(0) { $0 + $1.data.count } ?? 0)
+        return spool == nil && size <= Self.lightLimit && headers["Content-Encoding"] == nil
     }
 
     /// The interaction to record: the body stored decoded (or, when it does not decode, as
-    /// received and marked so), a stream stored as its chunks.
-    func interaction(recordedAt: String) -> Interaction {
-        let stored = chunks == nil ? Body.storing(received: body, contentEncoding: headers["Content-Encoding"]) : .empty
+    /// received and marked so), a stream stored as its chunks, a spooled body installed as its side file.
+    func interaction(recordedAt: String) throws(SideFileError) -> Interaction {
+        let stored: Body
+        if let spool {
+            stored = try spool.install(contentEncoding: headers["Content-Encoding"])
+        } else {
+            stored = chunks == nil ? Body.storing(received: body, contentEncoding: headers["Content-Encoding"]) : .empty
+        }
         let response = CassetteResponse(status: status, headers: headers, body: stored)
         return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks)
     }

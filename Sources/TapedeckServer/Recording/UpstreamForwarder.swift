@@ -17,13 +17,19 @@ struct UpstreamForwarder: Sendable {
     /// Forwards a request; `finished` is called exactly once, with the exchange when the client
     /// got the whole answer, with the cause when anything failed (the client then got 502/504 or a closed connection).
     /// `target` is `cassetteRequest`'s URL, already split.
+    ///
+    /// `spooling` says where a large answer's body is kept as it passes; nil keeps it in memory.
     func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
+                 spooling: LargeBodySpooling? = nil,
                  finished: @escaping @Sendable (Result<FinishedExchange, ExchangeFailure>) -> Void) {
         guard sink.eventLoop.inEventLoop else {
-            sink.eventLoop.execute { forward(request, as: cassetteRequest, target: target, sink: sink, finished: finished) }
+            sink.eventLoop.execute {
+                forward(request, as: cassetteRequest, target: target, sink: sink, spooling: spooling, finished: finished)
+            }
             return
         }
-        let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, timeout: timeout, finished: finished)
+        let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, timeout: timeout, spooling: spooling,
+                                        finished: finished)
         guard let host = target.host, let scheme = target.scheme else {
             exchange.failed(.unreachable(SettingsError(message: "no upstream host in \(cassetteRequest.url)")))
             return

@@ -9,6 +9,10 @@ import TapedeckCore
 ///
 /// Which coding a client gets is the core's ``ResponseEncoding`` decision, which answers have a
 /// body at all ``ResponseBodyRule``'s: a 1xx, 204 or 304 is sent without one, whatever the cassette holds.
+///
+/// A body kept in a side file is not read here: the response names the ``file``, sent from disk in
+/// pieces, and goes as stored (decoded, without `Content-Encoding`, unless kept still encoded)
+/// whatever the client accepts, so preparing a cassette of large bodies costs no more than a small one.
 public struct PreparedResponse: Sendable {
     /// The status and headers.
     public let head: HTTPResponseHead
@@ -16,6 +20,8 @@ public struct PreparedResponse: Sendable {
     public let body: ByteBuffer
     /// The pieces of a streamed response, in order; nil for an ordinary body.
     public let chunks: [ByteBuffer]?
+    /// The side file whose bytes are the body, sent from disk; ``body`` is empty then.
+    public let file: BodyFile?
     /// The recorded response, for the variants other clients need; nil when there is only one variant.
     private let recorded: CassetteResponse?
 
@@ -29,29 +35,34 @@ public struct PreparedResponse: Sendable {
         if let chunks = interaction.chunks, response.contentCoding == nil {
             self.init(response, keepsLength: keepsLength, body: ByteBuffer(),
                       chunks: allowsBody ? chunks.map { ByteBuffer(bytes: $0.data) } : [], recorded: variants)
+        } else if let file = response.body.file, interaction.chunks == nil {
+            var stored = response
+            if ResponseEncoding.negotiate(for: response, acceptEncoding: nil) == .identity { stored.headers.remove("Content-Encoding") }
+            self.init(stored, keepsLength: keepsLength, body: ByteBuffer(), file: allowsBody ? file : nil, chunks: nil, recorded: nil)
         } else {
             let wire = allowsBody ? try response.wireBody(interaction.responseBodyData) : Data()
             self.init(response, keepsLength: keepsLength, body: ByteBuffer(bytes: wire), chunks: nil, recorded: variants)
         }
     }
 
-    private init(_ response: CassetteResponse, keepsLength: Bool, body: ByteBuffer, chunks: [ByteBuffer]?,
-                 recorded: CassetteResponse?) {
+    private init(_ response: CassetteResponse, keepsLength: Bool, body: ByteBuffer, file: BodyFile? = nil,
+                 chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
         var headers = HTTPHeaders()
         for field in response.headers where !HeaderList.isHopByHop(field.name)
             && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
             headers.add(name: field.name, value: field.value)
         }
         if chunks == nil, ResponseBodyRule.statusAllowsBody(response.status), !keepsLength {
-            headers.add(name: "Content-Length", value: String(body.readableBytes))
+            headers.add(name: "Content-Length", value: String(file?.size ?? body.readableBytes))
         }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
-                  body: body, chunks: chunks, recorded: recorded)
+                  body: body, file: file, chunks: chunks, recorded: recorded)
     }
 
-    private init(head: HTTPResponseHead, body: ByteBuffer, chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
+    private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
         self.head = head
         self.body = body
+        self.file = file
         self.chunks = chunks
         self.recorded = recorded
     }
@@ -76,7 +87,7 @@ public struct PreparedResponse: Sendable {
     public func adding(header name: String, value: String) -> PreparedResponse {
         var head = head
         head.headers.add(name: name, value: value)
-        return PreparedResponse(head: head, body: body, chunks: chunks, recorded: recorded)
+        return PreparedResponse(head: head, body: body, file: file, chunks: chunks, recorded: recorded)
     }
 }
 

@@ -60,8 +60,7 @@ public struct ResponseSink: Sendable {
             // The common case: no latency, on the connection's own loop; write at once.
             let (handler, context) = (self.handler.value, self.context.value)
             handler.writeHead(response.head, context: context)
-            if !isHead && response.body.readableBytes > 0 { handler.writeBody(response.body, context: context) }
-            handler.writeEnd(context: context, promise: nil)
+            Self.writeBodyAndEnd(response, isHead: isHead, handler: handler, context: context)
             return
         }
         onLoop { handler, context in
@@ -88,11 +87,21 @@ public struct ResponseSink: Sendable {
             } else {
                 at(max(delay.total, delay.head)) {
                     let (h, c) = bound.value
-                    if response.body.readableBytes > 0 { h.writeBody(response.body, context: c) }
-                    h.writeEnd(context: c, promise: nil)
+                    Self.writeBodyAndEnd(response, isHead: false, handler: h, context: c)
                 }
             }
         }
+    }
+
+    /// Writes a prepared response's body, from memory or from its side file, and ends the response.
+    private static func writeBodyAndEnd(_ response: PreparedResponse, isHead: Bool, handler: ExchangeHandler,
+                                        context: ChannelHandlerContext) {
+        if !isHead, let file = response.file {
+            writeFile(file, handler: handler, context: context)
+            return
+        }
+        if !isHead && response.body.readableBytes > 0 { handler.writeBody(response.body, context: context) }
+        handler.writeEnd(context: context, promise: nil)
     }
 
     /// Runs `body` on the connection's event loop with a promise it completes. Called off that

@@ -32,8 +32,9 @@ public struct InteractionSummary: Sendable, Hashable, Codable {
         method = interaction.request.method
         url = interaction.request.url
         status = interaction.response.status
-        requestBytes = interaction.request.body.data.count
-        responseBytes = interaction.responseBodyData.count
+        // Counted without reading side files.
+        requestBytes = interaction.request.body.count
+        responseBytes = interaction.chunks == nil ? interaction.response.body.count : interaction.responseBodyData.count
         contentType = interaction.response.headers["Content-Type"]
         chunks = interaction.chunks?.count
         firstByteMs = interaction.timing?.firstByteMs

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A body kept in a side file beside its cassette (`NAME.bodies/<sha256>.bin`): where it is and how
+/// large, known without reading it. The bytes are read only when a body is sent or asked for.
+public struct BodyFile: Sendable, Hashable {
+    /// The side file.
+    public let url: URL
+    /// Its size in bytes, as found when the cassette was read or the body recorded.
+    public let size: Int
+
+    /// Describes a side file of `size` bytes.
+    public init(url: URL, size: Int) {
+        self.url = url
+        self.size = size
+    }
+
+    /// The SHA-256 of the bytes in hexadecimal: the file's name without `.bin`.
+    public var digest: String { url.deletingPathExtension().lastPathComponent }
+
+    /// The most bytes ``read(pieceSize:_:)`` hands over at once, by default.
+    public static let defaultPieceSize = 1 << 16
+
+    /// Reads the whole file: for small files, or callers that need every byte at once.
+    public func contents() throws(SideFileError) -> Data {
+        var data = Data()
+        data.reserveCapacity(size)
+        try read { data.append($0) }
+        return data
+    }
+
+    /// Reads the file in order, handing `body` pieces of at most `pieceSize` bytes, so a file of
+    /// any size is read in bounded memory. Throws when the file is gone or no longer ``size`` bytes.
+    public func read(pieceSize: Int = defaultPieceSize, _ body: (Data) throws -> Void) throws(SideFileError) {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw .missing(url.path)
+        }
+        defer { try? handle.close() }
+        var total = 0
+        do {
+            while let piece = try handle.read(upToCount: pieceSize), !piece.isEmpty {
+                total += piece.count
+                guard total <= size else { break }
+                try body(piece)
+            }
+        } catch let error as SideFileError {
+            throw error
+        } catch {
+            throw .unreadable(url.path, "\(error)")
+        }
+        guard total == size else { throw .sizeChanged(url.path, expected: size, found: total) }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// A large body being recorded, written to a hidden temporary file in the cassette's bodies folder
+/// as it arrives, so it is never held whole in memory.
+///
+/// ``append(_:)`` takes the bytes as received (cheap: one write). ``install(contentEncoding:)``,
+/// called once the exchange is complete and off the event loop, decodes a gzip or deflate body
+/// piece by piece (``ContentCodingStream``), hashes it (``SHA256``), flushes it to disk and
+/// renames it to `<sha256>.bin`: a side file has its final name only when it is whole, and a
+/// cassette names it only after that. ``discard()`` (or dropping the spool) removes the temporary
+/// file of an exchange that is not recorded (the client or the upstream left mid-body).
+public final class SideFileSpool: Sendable {
+    private struct State {
+        var handle: FileHandle?
+        var byteCount = 0
+        /// Whether the temporary file is gone: installed under its final name or discarded.
+        var isClosed = false
+    }
+
+    /// The bodies folder the side file goes in.
+    public let folder: URL
+    /// The temporary file receiving the bytes.
+    let temporary: URL
+    private let state: Locked<State>
+
+    /// Creates the bodies folder when needed and a new temporary file in it.
+    public init(folder: URL) throws(SideFileError) {
+        self.folder = folder
+        temporary = Self.temporaryName(in: folder)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+                throw SideFileError.unreadable(temporary.path, "cannot create the file")
+            }
+            state = Locked(State(handle: try FileHandle(forWritingTo: temporary)))
+        } catch let error as SideFileError {
+            throw error
+        } catch {
+            throw .unreadable(temporary.path, "\(error)")
+        }
+    }
+
+    deinit {
+        discard()
+    }
+
+    /// How many bytes were appended.
+    public var byteCount: Int { state.withLock { $0.byteCount } }
+
+    /// Appends the next bytes received.
+    public func append(_ bytes: Data) throws(SideFileError) {
+        do {
+            try state.withLock { state in
+                guard let handle = state.handle else { throw SideFileError.unreadable(temporary.path, "the spool is closed") }
+                try handle.write(contentsOf: bytes)
+                state.byteCount += bytes.count
+            }
+        } catch let error as SideFileError {
+            throw error
+        } catch {
+            throw .unreadable(temporary.path, "\(error)")
+        }
+    }
+
+    /// Makes the bytes received a side file: decoded when `contentEncoding` is gzip or deflate (kept
+    /// as received and marked ``Body/isEncoded`` when they do not decode), named by their SHA-256,
+    /// on disk. Returns the body that refers to it.
+    public func install(contentEncoding: String?) throws(SideFileError) -> Body {
+        let received = try close()
+        defer { discard() }
+        let coding = ContentCoding(header: contentEncoding)
+        if let coding, let decoded = try? Self.decode(received, coding: coding, in: folder) {
+            defer { try? FileManager.default.removeItem(at: decoded.url) }
+            return Body(file: try Self.seal(decoded.url, digest: decoded.digest, size: decoded.size, in: folder))
+        }
+        let digest = try Self.digest(of: received)
+        var body = Body(file: try Self.seal(temporary, digest: digest, size: received.size, in: folder))
+        body.isEncoded = coding != nil
+        return body
+    }
+
+    /// Closes and removes the temporary file: the body is not recorded. Does nothing once installed.
+    public func discard() {
+        let handle = state.withLock { state -> FileHandle?? in
+            guard !state.isClosed else { return nil }
+            state.isClosed = true
+            defer { state.handle = nil }
+            return .some(state.handle)
+        }
+        guard let handle else { return }
+        try? handle?.close()
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    /// Copies a side file (another cassette's) to `destination`, through a temporary file and a rename.
+    static func copy(_ source: BodyFile, to destination: URL) throws(SideFileError) {
+        let spool = try SideFileSpool(folder: destination.deletingLastPathComponent())
+        try source.read { piece in try spool.append(piece) }
+        let copied = try spool.close()
+        _ = try seal(spool.temporary, digest: destination.deletingPathExtension().lastPathComponent, size: copied.size,
+                     in: spool.folder)
+    }
+
+    /// Stops writing: the bytes received, as a file to read.
+    private func close() throws(SideFileError) -> BodyFile {
+        let (handle, size) = state.withLock { state in
+            defer { state.handle = nil }
+            return (state.handle, state.byteCount)
+        }
+        guard let handle else { throw .unreadable(temporary.path, "the spool is closed") }
+        do {
+            try handle.close()
+        } catch {
+            throw .unreadable(temporary.path, "\(error)")
+        }
+        return BodyFile(url: temporary, size: size)
+    }
+
+    /// Decodes `received` into a new temporary file, hashing the decoded bytes.
+    private static func decode(_ received: BodyFile, coding: ContentCoding,
+                               in folder: URL) throws -> (url: URL, digest: String, size: Int) {
+        let url = temporaryName(in: folder)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw SideFileError.unreadable(url.path, "cannot create the file")
+        }
+        do {
+            let output = try FileHandle(forWritingTo: url)
+            defer { try? output.close() }
+            let stream = ContentCodingStream(coding, direction: .decode)
+            var hash = SHA256()
+            var size = 0
+            func write(_ plain: Data) throws {
+                guard !plain.isEmpty else { return }
+                hash.update(plain)
+                size += plain.count
+                try output.write(contentsOf: plain)
+            }
+            try received.read { piece in try write(try stream.update(piece)) }
+            try write(try stream.finish())
+            return (url, hash.finalize().hexadecimal, size)
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw error
+        }
+    }
+
+    /// The SHA-256 of a file's bytes, read in pieces.
+    private static func digest(of file: BodyFile) throws(SideFileError) -> String {
+        var hash = SHA256()
+        try file.read { hash.update($0) }
+        return hash.finalize().hexadecimal
+    }
+
+    /// Flushes `file` to disk and renames it to `<digest>.bin` in `folder` (an identical side file
+    /// already there is kept, content-addressed); the folder is flushed so the rename survives a power cut.
+    private static func seal(_ file: URL, digest: String, size: Int, in folder: URL) throws(SideFileError) -> BodyFile {
+        let destination = folder.appendingPathComponent("\(digest).bin")
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.synchronize()
+            try handle.close()
+            if FileManager.default.fileExists(atPath: destination.path) {
+                try FileManager.default.removeItem(at: file)
+            } else {
+                try FileManager.default.moveItem(at: file, to: destination)
+            }
+        } catch {
+            throw .unreadable(destination.path, "\(error)")
+        }
+        AtomicFile.syncFolder(of: destination)
+        return BodyFile(url: destination, size: size)
+    }
+
+    /// A new hidden name in `folder`: never taken for a side file's, which never starts with a dot.
+    private static func temporaryName(in folder: URL) -> URL {
+        folder.appendingPathComponent(".spool-\(UInt64.random(in: 0...UInt64.max)).tmp")
+    }
+}

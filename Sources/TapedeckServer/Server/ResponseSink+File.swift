@@ -1,0 +1,39 @@
+import NIOCore
+import NIOPosix
+import TapedeckCore
+
+extension ResponseSink {
+    /// The size of the pieces a side file is read and sent in.
+    static let filePieceSize = 64 * 1024
+
+    /// Sends a side file as the body of the response whose head was written, then ends it: the
+    /// file is read in pieces on SwiftNIO's thread pool and each piece is written as the client
+    /// takes it (reading waits while the connection is not writable), so a body of any size goes
+    /// out in bounded memory, over plain TCP and TLS alike. A file that cannot be read, or turns
+    /// out shorter than the Content-Length sent, closes the connection, so the client sees a cut body.
+    static func writeFile(_ file: BodyFile, handler: ExchangeHandler, context: ChannelHandlerContext) {
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler, context), eventLoop: loop)
+        let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        let sent = NIOLoopBoundBox(0, eventLoop: loop)
+        fileIO.openFile(_deprecatedPath: file.url.path, eventLoop: loop).flatMap { fileHandle, _ in
+            fileIO.readChunked(fileHandle: fileHandle, byteCount: file.size, chunkSize: filePieceSize,
+                               allocator: context.channel.allocator, eventLoop: loop) { piece in
+                let (handler, context) = bound.value
+                guard context.channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+                sent.value += piece.readableBytes
+                let written = loop.makePromise(of: Void.self)
+                handler.writeBody(piece, context: context, flush: true, promise: written)
+                return context.channel.isWritable ? loop.makeSucceededVoidFuture() : written.futureResult
+            }.always { _ in try? fileHandle.close() }
+        }.whenComplete { result in
+            let (handler, context) = bound.value
+            if case .success = result, sent.value == file.size {
+                handler.writeEnd(context: context, promise: nil)
+            } else {
+                context.flush()
+                context.close(promise: nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import TapedeckCore
+
+/// Bodies kept in side files stay on disk: reading a cassette finds them without reading them,
+/// saving names them without copying, and a spool turns a body received piece by piece into one.
+@Suite("Side-file bodies on disk")
+struct SideFileBodyTests {
+    let codec = CassetteCodec(sideFileThreshold: 1024)
+    let large = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    private func saveLarge(in folder: URL, name: String = "big") throws -> URL {
+        let file = folder.appendingPathComponent("\(name).json")
+        try codec.save(cassette([Interaction(request: request("GET", "/big"),
+                                             response: CassetteResponse(status: 200, body: Body(large)))]), to: file)
+        return file
+    }
+
+    @Test("a loaded side-file body refers to its file, with its size, and reads it only when asked")
+    func loadedBodyRefersToFile() throws {
+        let file = try saveLarge(in: try makeTemporaryDirectory())
+        let body = try codec.load(file).interactions[0].response.body
+        let sideFile = try #require(body.file)
+        #expect(sideFile.size == large.count && body.count == large.count)
+        #expect(sideFile.digest == SHA256.hash(large).hexadecimal)
+        #expect(body.data == large)
+        var pieces: [Int] = []
+        try sideFile.read(pieceSize: 2048) { pieces.append($0.count) }
+        #expect(pieces == [2048, 2048, 904])
+    }
+
+    @Test("a missing side file is an error naming it")
+    func missingSideFile() throws {
+        let file = try saveLarge(in: try makeTemporaryDirectory())
+        let sideFile = try #require(try codec.load(file).interactions[0].response.body.file)
+        try FileManager.default.removeItem(at: sideFile.url)
+        let error = try #require(throws: CassetteError.self) { try codec.load(file) }
+        #expect(error.description.contains(sideFile.url.path))
+        #expect(error.description.contains("does not exist"))
+    }
+
+    @Test("a side file that changed size after loading is refused when read")
+    func changedSideFile() throws {
+        let file = try saveLarge(in: try makeTemporaryDirectory())
+        let sideFile = try #require(try codec.load(file).interactions[0].response.body.file)
+        try Data("short".utf8).write(to: sideFile.url)
+        let error = try #require(throws: SideFileError.self) { try sideFile.contents() }
+        #expect(error.description.contains(sideFile.url.path) && error.description.contains("5000"))
+    }
+
+    @Test("saving a loaded cassette names its side files again; saving it elsewhere copies them")
+    func savingKeepsOrCopiesSideFiles() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = try saveLarge(in: folder)
+        let loaded = try codec.load(file)
+        try codec.save(loaded, to: file)
+        #expect(try codec.load(file).interactions[0].response.body.data == large)
+
+        let other = folder.appendingPathComponent("copy.json")
+        try codec.save(loaded, to: other)
+        let copied = try #require(try codec.load(other).interactions[0].response.body.file)
+        #expect(copied.url.path.hasSuffix("copy.bodies/\(SHA256.hash(large).hexadecimal).bin"))
+        #expect(try copied.contents() == large)
+    }
+
+    @Test("a spooled body becomes a side file named by its SHA-256, decoded when gzip")
+    func spoolInstallsDecodedSideFile() throws {
+        let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+        let gzip = try ContentCoding.gzip.encode(large)
+        let spool = try SideFileSpool(folder: folder)
+        for start in stride(from: 0, to: gzip.count, by: 700) { try spool.append(gzip[start..<min(start + 700, gzip.count)]) }
+        let body = try spool.install(contentEncoding: "gzip")
+        let sideFile = try #require(body.file)
+        #expect(!body.isEncoded)
+        #expect(sideFile.digest == SHA256.hash(large).hexadecimal)
+        #expect(try sideFile.contents() == large)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["\(sideFile.digest).bin"])
+    }
+
+    @Test("a spooled body that does not decode is kept as received and marked encoded")
+    func spoolKeepsUndecodableBody() throws {
+        let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+        let spool = try SideFileSpool(folder: folder)
+        try spool.append(large)
+        let body = try spool.install(contentEncoding: "gzip")
+        #expect(body.isEncoded)
+        #expect(try #require(body.file).contents() == large)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+    }
+
+    @Test("a discarded or dropped spool leaves nothing behind")
+    func spoolDiscardLeavesNothing() throws {
+        let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+        let spool = try SideFileSpool(folder: folder)
+        try spool.append(large)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+        spool.discard()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        do {
+            let dropped = try SideFileSpool(folder: folder)
+            try dropped.append(large)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test("a side-file body written into a cassette is its file, not its bytes; redaction leaves it alone")
+    func recordedSideFileBody() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("rec.json")
+        let recorder = try Recorder(file: file, mode: .all, codec: codec, flushDelay: .milliseconds(10))
+        let spool = try #require(try recorder.spoolForLargeBody())
+        try spool.append(large)
+        let body = try spool.install(contentEncoding: nil)
+        var response = CassetteResponse(status: 200, body: body)
+        response.headers.set(name: "Content-Type", value: "application/json")
+        try recorder.record(Interaction(request: request("GET", "/big"), response: response))
+        try recorder.finish()
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("\"file\" : \"rec.bodies/\(SHA256.hash(large).hexadecimal).bin\""))
+        #expect(try codec.load(file).interactions[0].response.body.data == large)
+    }
+}
