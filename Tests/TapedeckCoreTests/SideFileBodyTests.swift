@@ -29,6 +29,16 @@ struct SideFileBodyTests {
         #expect(pieces == [2048, 2048, 904])
     }
 
+    @Test("the first bytes of a side-file body come from the file alone, as in memory")
+    func prefixOfSideFileBody() throws {
+        let file = try saveLarge(in: try makeTemporaryDirectory())
+        let body = try codec.load(file).interactions[0].response.body
+        #expect(body.file != nil)
+        #expect(body.prefix(100) == large.prefix(100))
+        #expect(body.prefix(10_000) == large)
+        #expect(Body(large).prefix(100) == large.prefix(100))
+    }
+
     @Test("a missing side file is an error naming it")
     func missingSideFile() throws {
         let file = try saveLarge(in: try makeTemporaryDirectory())

@@ -89,6 +89,14 @@ public struct Body: Sendable {
         }
     }
 
+    /// The first `maxLength` bytes, reading no more of a side file than that.
+    public func prefix(_ maxLength: Int) -> Data {
+        switch storage {
+        case .bytes(let data): Data(data.prefix(maxLength))
+        case .file(let file): file.prefix(maxLength)
+        }
+    }
+
     /// How many bytes are held in memory: none for a body in a side file.
     var inMemoryCount: Int { file == nil ? count : 0 }
 

@@ -28,6 +28,13 @@ public struct BodyFile: Sendable, Hashable {
         return data
     }
 
+    /// The first `maxLength` bytes at most, reading no further into the file (empty when it cannot be read).
+    public func prefix(_ maxLength: Int) -> Data {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: min(maxLength, size))) ?? Data()
+    }
+
     /// Reads the file in order, handing `body` pieces of at most `pieceSize` bytes, so a file of
     /// any size is read in bounded memory. Throws when the file is gone or no longer ``size`` bytes.
     public func read(pieceSize: Int = defaultPieceSize, _ body: (Data) throws -> Void) throws(SideFileError) {

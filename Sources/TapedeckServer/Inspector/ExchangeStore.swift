@@ -54,8 +54,8 @@ public final class ExchangeStore: Sendable {
                     chunks: [StreamChunk]? = nil, status: Int? = nil, diagnosis: MatchDiagnosis? = nil, isClean: Bool = false) -> Int {
         var kept = KeptExchange(summary: ExchangeSummary(id: 0, entry: entry, status: response?.status ?? status),
                                 request: request, response: response, chunks: chunks, isClean: isClean)
-        kept.requestSize = request.body.data.count
-        kept.responseSize = response?.body.data.count
+        kept.requestSize = request.body.count
+        kept.responseSize = response?.body.count
         if !isClean && kept.requestSize > bodyLimit {
             (kept.request, kept.response, kept.removed) = redaction.clean(request: request, response: response)
             kept.isClean = true
@@ -121,7 +121,7 @@ public final class ExchangeStore: Sendable {
 
     /// A body cut to the limit (shared, not copied, when it fits).
     private func cut(_ body: Body) -> Body {
-        body.data.count > bodyLimit ? Body(Data(body.data.prefix(bodyLimit))) : body
+        body.count > bodyLimit ? Body(body.prefix(bodyLimit)) : body
     }
 
     /// One line of JSON, for an event's data.

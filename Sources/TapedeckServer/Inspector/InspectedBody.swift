@@ -36,8 +36,8 @@ public struct InspectedBody: Sendable, Hashable, Codable {
     /// - Parameter size: the whole body's size, when `body` is already cut to its first bytes.
     public init(_ body: Body, contentType: String?, limit: Int, size: Int? = nil) {
         self.contentType = contentType
-        let kept = body.data.count > limit ? Data(body.data.prefix(limit)) : body.data
-        self.size = max(size ?? 0, body.data.count)
+        let kept = body.prefix(limit)
+        self.size = max(size ?? 0, body.count)
         truncated = self.size > kept.count
         let type = contentType?.lowercased() ?? ""
         if kept.isEmpty {
