@@ -187,6 +187,25 @@ import Testing
         #expect(try CassetteCodec().load(directory.appending(path: "insecure.json")).interactions.count == 1)
     }
 
+    @Test func largeJSONBodyIsRedactedBeforeAnyOfItIsWritten() async throws {
+        try await RecordHarness.recordFromTestUpstream { harness, _ in
+            let body = try await Curl.run([harness.base + "/large-json"]).text
+            #expect(body.contains(TestUpstream.largeJSONToken), "the client gets the live answer")
+            let deadline = ContinuousClock.now + .seconds(5) * Fixtures.deadlineScale
+            while harness.responder.recorder.interactionCount == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try harness.responder.recorder.flush()
+            let folder = harness.responder.recorder.file.deletingLastPathComponent()
+            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath } ?? []
+            let contents = try files.map { try Data(contentsOf: $0) }
+            #expect(contents.contains { $0.range(of: Data(#""access_token":"<redacted>""#.utf8)) != nil })
+            #expect(!contents.contains { $0.range(of: Data(TestUpstream.largeJSONToken.utf8)) != nil },
+                    "no file beside the cassette holds the live token: \(files.map(\.lastPathComponent))")
+        }
+    }
+
     @Test func unreachableUpstreamGives502AndRecordsNothing() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -206,7 +225,8 @@ import Testing
 
     @Test func silentUpstreamGives504AndRecordsNothing() async throws {
         let settings = { (cassette: URL, upstream: TestUpstream) in
-            RecordSettings(cassette: cassette, target: upstream.target, upstreamTimeout: .milliseconds(300))
+            // Long enough that the request after it is answered in time on a loaded machine; /slow takes 3 s.
+            RecordSettings(cassette: cassette, target: upstream.target, upstreamTimeout: .seconds(1))
         }
         let stored = try await RecordHarness.recordFromTestUpstream(settings: settings) { harness, _ in
             let result = try await Curl.run(["--include", harness.base + "/slow"])

@@ -89,6 +89,13 @@ public struct Body: Sendable {
         }
     }
 
+    /// The largest side-file body read whole where every byte must be looked at (redaction and
+    /// secrets while recording): 32 MiB. A larger one is left as it is, so memory stays bounded.
+    public static let wholeReadLimit = 32 << 20
+
+    /// Whether redaction and secrets may read the bytes whole: in memory, or a side file of at most ``wholeReadLimit``.
+    public var isReadableWhole: Bool { file == nil || count <= Self.wholeReadLimit }
+
     /// The first `maxLength` bytes, reading no more of a side file than that.
     public func prefix(_ maxLength: Int) -> Data {
         switch storage {

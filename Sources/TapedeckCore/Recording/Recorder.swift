@@ -90,6 +90,15 @@ public final class Recorder: Sendable {
         return try SideFileSpool(folder: folder)
     }
 
+    /// How many bytes of a response body of `contentType` are received in memory before it goes to
+    /// a side file as it passes: ``sideFileThreshold``, or ``Body/wholeReadLimit`` for a body that
+    /// redaction or a secret may rewrite (JSON under JSON-path rules, any body when secrets are
+    /// set), so that it is redacted before any of it is written. Larger ones are not redacted.
+    public func spoolingThreshold(contentType: String?) -> Int {
+        let mayBeRewritten = !secrets.isEmpty || (!redactor.rules.jsonPaths.isEmpty && BodyKind(contentType: contentType) == .json)
+        return mayBeRewritten ? max(sideFileThreshold, Body.wholeReadLimit) : sideFileThreshold
+    }
+
     /// Bodies above this many bytes are kept in side files (``spoolForLargeBody()``).
     public var sideFileThreshold: Int { writer?.sideFileThreshold ?? CassetteCodec.defaultSideFileThreshold }
 

@@ -93,12 +93,13 @@ public struct Redactor: Sendable {
     }
 
     private func redactBody(_ body: inout Body, contentType: String?, side: String, changes: inout [String]) {
-        // A body in a side file (a large download) is left as it is: redacting would read it whole.
-        guard !body.isEmpty, body.file == nil else { return }
+        // A side file past the whole-read limit (a large download) is left as it is.
+        guard !body.isEmpty, body.isReadableWhole else { return }
         switch BodyKind(contentType: contentType) {
         case .json:
-            guard !rules.jsonPaths.isEmpty, mayNameAMember(body.data),
-                  var value = JSONValue(parsing: body.data) else { return }
+            guard !rules.jsonPaths.isEmpty else { return }
+            let data = body.data
+            guard mayNameAMember(data), var value = JSONValue(parsing: data) else { return }
             var changed: [String] = []
             for path in rules.jsonPaths {
                 value = path.rewriting(value) { old in

@@ -69,10 +69,7 @@ public struct Secrets: Sendable, Hashable {
         var result = interaction
         result.request = conceal(interaction.request)
         result.response.headers = replacing(in: interaction.response.headers, pairs: concealing)
-        // A body in a side file (a large download) is not searched: that would read it whole.
-        if interaction.response.body.file == nil {
-            result.response.body.data = replacing(in: interaction.response.body.data, pairs: concealing)
-        }
+        result.response.body = replacing(in: interaction.response.body, pairs: concealing)
         result.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: replacing(in: $0.data, pairs: concealing)) }
         return result
     }
@@ -122,7 +119,19 @@ public struct Secrets: Sendable, Hashable {
         var result = request
         result.url = replacing(in: request.url, pairs: pairs)
         result.headers = replacing(in: request.headers, pairs: pairs)
-        if request.body.file == nil { result.body.data = replacing(in: request.body.data, pairs: pairs) }
+        result.body = replacing(in: request.body, pairs: pairs)
+        return result
+    }
+
+    /// The body with every pair replaced; a side file past ``Body/wholeReadLimit`` is not searched,
+    /// and one without any of the values stays a side file.
+    private func replacing(in body: Body, pairs: [(String, String)]) -> Body {
+        guard !body.isEmpty, body.isReadableWhole else { return body }
+        let data = body.data
+        let replaced = replacing(in: data, pairs: pairs)
+        guard replaced != data else { return body }
+        var result = body
+        result.data = replaced
         return result
     }
 

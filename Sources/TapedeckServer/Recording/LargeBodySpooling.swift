@@ -1,23 +1,23 @@
 import TapedeckCore
 
-/// How a forwarded answer's body is kept for the cassette once it is large: in memory up to
-/// `threshold` bytes, then in a ``SideFileSpool`` the body is appended to as it passes, so
-/// recording a download of any size holds only the pieces in flight.
+/// How a forwarded answer's body is kept for the cassette once it is large: in memory up to a
+/// threshold (higher for a body redaction may rewrite), then in a ``SideFileSpool`` the body is
+/// appended to as it passes, so recording a download of any size holds only the pieces in flight.
 struct LargeBodySpooling: Sendable {
-    /// Bodies longer than this many bytes (as received) go to a spool.
-    let threshold: Int
+    /// Bodies of a content type longer than this many bytes (as received) go to a spool.
+    let threshold: @Sendable (_ contentType: String?) -> Int
     /// Starts a spool in the cassette's bodies folder; nil when there is nowhere to put one.
     let start: @Sendable () throws(SideFileError) -> SideFileSpool?
 
     /// Spools into `recorder`'s cassette's bodies folder, past its side-file threshold.
     init(recorder: Recorder) {
-        threshold = recorder.sideFileThreshold
+        threshold = { recorder.spoolingThreshold(contentType: $0) }
         start = { () throws(SideFileError) in try recorder.spoolForLargeBody() }
     }
 
     /// Spools past `threshold` with `start`.
     init(threshold: Int, start: @escaping @Sendable () throws(SideFileError) -> SideFileSpool?) {
-        self.threshold = threshold
+        self.threshold = { _ in threshold }
         self.start = start
     }
 }

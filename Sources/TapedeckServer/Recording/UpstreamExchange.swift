@@ -147,7 +147,7 @@ final class UpstreamExchange {
                 return
             }
             response.body.append(copying: buffer)
-            guard let spooling, response.body.count > spooling.threshold, let spool = try spooling.start() else { return }
+            guard let spooling, response.body.count > spooling.threshold(response.headers["Content-Type"]), let spool = try spooling.start() else { return }
             response.spool = spool
             try spool.append(response.body)
             response.body = Data()

@@ -62,6 +62,9 @@ final class TestUpstream: Sendable {
     }
 
     /// The download body: deterministic, not UTF-8, several megabytes.
+    /// The live credential in `/large-json`'s body.
+    static let largeJSONToken = "live-token-4d9f2a7c"
+
     static func downloadBody(size: Int) -> Data {
         var bytes = [UInt8](repeating: 0, count: size)
         for index in 0..<size { bytes[index] = UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13) }
@@ -158,6 +161,10 @@ private final class UpstreamHandler: ChannelInboundHandler {
         case (.GET, "/download"):
             send(context, headers: [("Content-Type", "application/octet-stream")],
                  body: TestUpstream.downloadBody(size: Int(pairs["size"] ?? "") ?? 3_000_000))
+        case (.GET, "/large-json"):
+            // Past the side-file threshold, with a credential the default rules redact.
+            let padding = String(repeating: "p", count: 2_000_000)
+            send(context, headers: json, body: Data(#"{"access_token":"\#(TestUpstream.largeJSONToken)","padding":"\#(padding)"}"#.utf8))
         case (.GET, "/gzip-json"):
             let compressed = try! ContentCoding.gzip.encode(Data(TestUpstream.gzipJSON.utf8))
             send(context, headers: json + [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")], body: compressed)
