@@ -38,9 +38,11 @@ import Testing
         let recorderPeak = PeakMemory(recorder)
         let recordPort = try recorder.waitUntilListening()
         let recordStatus = try Curl.download("http://127.0.0.1:\(recordPort)/large/\(pattern.size)", to: downloaded)
+        recorderPeak.sample()
         recorder.signal(SIGINT)
         #expect(recorder.waitForExit(timeout: 600) == 0)
         let recordedPeak = await recorderPeak.finish()
+        #expect(recordedPeak > 0, "the recorder's memory was read")
         #expect(recordStatus == "200")
         #expect(try pattern.matches(fileAt: downloaded))
 
@@ -92,9 +94,11 @@ import Testing
         // The client asked for gzip and gets the upstream's gzip bytes, undecoded.
         let recordStatus = try Curl.download("http://127.0.0.1:\(recordPort)/large-gzip/\(pattern.size)", to: downloaded,
                                              extra: ["-H", "Accept-Encoding: gzip"])
+        recorderPeak.sample()
         recorder.signal(SIGINT)
         #expect(recorder.waitForExit(timeout: 600) == 0)
         let recordedPeak = await recorderPeak.finish()
+        #expect(recordedPeak > 0, "the recorder's memory was read")
         #expect(recordStatus == "200")
         let decoded = directory.appending(path: "decoded.bin")
         try Self.gunzip(downloaded, to: decoded)
@@ -226,6 +230,11 @@ final class PeakMemory: @unchecked Sendable {
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
+    }
+
+    /// Reads the peak now, so a process that exits before the poller ran is still measured.
+    func sample() {
+        if let kibibytes = process.peakResidentKiB() { peak.withLock { $0 = max($0, kibibytes) } }
     }
 
     /// The peak once the process exited (or after `stopping` it with SIGTERM, read just before).
