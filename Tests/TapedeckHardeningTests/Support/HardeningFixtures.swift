@@ -13,6 +13,13 @@ enum HardeningFixtures {
     /// Whether the heavy suite (30-second loads, 1,000 connections) runs: `TAPEDECK_HARDENING=1`.
     static let heavy = ProcessInfo.processInfo.environment["TAPEDECK_HARDENING"] == "1"
 
+    /// Whether the tests run under a sanitizer (`scripts/sanitizers.sh`): several times slower,
+    /// with shadow memory that inflates every process's resident size.
+    static let sanitized = ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] != nil
+
+    /// How much longer waits are under a sanitizer.
+    static let timeScale = sanitized ? 3 : 1
+
     /// Seconds each heavy load lasts (`TAPEDECK_HARDENING_SECONDS`, default 30).
     static let loadSeconds = Int(ProcessInfo.processInfo.environment["TAPEDECK_HARDENING_SECONDS"] ?? "") ?? 30
 
