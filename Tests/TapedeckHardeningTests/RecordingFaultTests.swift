@@ -10,7 +10,8 @@ import Testing
 /// (200 ms): that is when the exchange is on disk.
 @Suite struct RecordingFaultTests {
     private func get(_ port: Int, _ path: String) async throws -> (status: Int?, ending: RawSocket.Ending, text: String) {
-        let answer = try await RawSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = try await RawSocket.exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                                                  timeout: 30)
         return (answer.data.httpStatus, answer.ending, String(decoding: answer.data, as: UTF8.self))
     }
 
@@ -64,44 +65,54 @@ import Testing
         let gone = try await LocalUpstream.start()
         let closedPort = gone.port
         await gone.stop()
-        let cassette = directory.appending(path: "causes.json")
-        // A forward proxy, so one server reaches a live upstream and a closed port alike.
-        // Timings stretch under a sanitizer, where a starved server could otherwise see the upstream's
-        // silence before the client's hang-up.
-        let scale = HardeningFixtures.timeScale
-        let server = try TapedeckProcess(["record", cassette.path, "--port", "0", "--upstream-timeout", "\(scale)"])
-        let port = try server.waitUntilListening()
+        // Forward proxies, so one server reaches a live upstream and a closed port alike. The
+        // clients that hang up talk to a second proxy that waits two minutes for the upstream: on a
+        // starved machine, a 1 s upstream timeout could otherwise fire before the hang-up is read.
+        let impatient = try TapedeckProcess(["record", directory.appending(path: "impatient.json").path,
+                                             "--port", "0", "--upstream-timeout", "1"])
+        let patient = try TapedeckProcess(["record", directory.appending(path: "patient.json").path,
+                                           "--port", "0", "--upstream-timeout", "120"])
+        let impatientPort = try impatient.waitUntilListening()
+        let patientPort = try patient.waitUntilListening()
 
-        let refused = try await get(port, "http://127.0.0.1:\(closedPort)/nobody")
-        let silent = try await get(port, "\(upstream.base)/hang?wait=timeout")
+        let refused = try await get(impatientPort, "http://127.0.0.1:\(closedPort)/nobody")
+        let silent = try await get(impatientPort, "\(upstream.base)/hang?wait=timeout")
         // A client that gives up before the (silent) upstream answers, and one that hangs up with
         // its request, often before the upstream connection is even open.
-        let leaving = try RawSocket(port: port)
+        let leaving = try RawSocket(port: patientPort)
         leaving.send("GET \(upstream.base)/hang?wait=client HTTP/1.1\r\nHost: x\r\n\r\n")
-        let leavingAtOnce = try RawSocket(port: port)
+        let leavingAtOnce = try RawSocket(port: patientPort)
         leavingAtOnce.send("GET \(upstream.base)/hang?wait=none HTTP/1.1\r\nHost: x\r\n\r\n")
         leavingAtOnce.hangUp()
-        try await Task.sleep(for: .milliseconds(300) * scale)
+        try await Task.sleep(for: .milliseconds(300))
         leaving.hangUp()
-        try await Task.sleep(for: .milliseconds(300) * scale)
-        server.signal(SIGINT)
-        #expect(server.waitForExit() == 0)
-        let log = server.stop()
+        let leavingRequests = ["GET \(upstream.base)/hang?wait=client", "GET \(upstream.base)/hang?wait=none"]
+        try await HardeningFixtures.waitUntil {
+            let log = patient.standardErrorSoFar()
+            return leavingRequests.allSatisfy { Self.notRecordedLine(in: log, for: $0) != nil }
+        }
+        for server in [impatient, patient] {
+            server.signal(SIGINT)
+            #expect(server.waitForExit() == 0)
+        }
+        let impatientLog = impatient.stop()
+        let patientLog = patient.stop()
         await upstream.stop()
 
         #expect(refused.status == 502)
         #expect(silent.status == 504)
-        let refusedLine = Self.notRecordedLine(in: log, for: "GET http://127.0.0.1:\(closedPort)/nobody")
-        #expect(refusedLine?.contains("the upstream could not be reached") == true, "\(refusedLine ?? log)")
-        #expect(refusedLine?.lowercased().contains("refused") == true, "\(refusedLine ?? log)")
-        let silentLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=timeout")
-        #expect(silentLine?.contains("the upstream was silent for \(scale) s") == true, "\(silentLine ?? log)")
-        let leavingLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=client")
-        #expect(leavingLine?.contains("the client left before the whole answer was written to it") == true, "\(leavingLine ?? log)")
-        let leftAtOnceLine = Self.notRecordedLine(in: log, for: "GET \(upstream.base)/hang?wait=none")
-        #expect(leftAtOnceLine?.contains("the client left before the whole answer was written to it") == true, "\(leftAtOnceLine ?? log)")
+        let refusedLine = Self.notRecordedLine(in: impatientLog, for: "GET http://127.0.0.1:\(closedPort)/nobody")
+        #expect(refusedLine?.contains("the upstream could not be reached") == true, "\(refusedLine ?? impatientLog)")
+        #expect(refusedLine?.lowercased().contains("refused") == true, "\(refusedLine ?? impatientLog)")
+        let silentLine = Self.notRecordedLine(in: impatientLog, for: "GET \(upstream.base)/hang?wait=timeout")
+        #expect(silentLine?.contains("the upstream was silent for 1 s") == true, "\(silentLine ?? impatientLog)")
+        for request in leavingRequests {
+            let line = Self.notRecordedLine(in: patientLog, for: request)
+            #expect(line?.contains("the client left before the whole answer was written to it") == true, "\(line ?? patientLog)")
+        }
         // Nothing was recorded, so no cassette was written.
-        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+        let written = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(written.isEmpty, "\(written)")
     }
 
     @Test func fullDiskKeepsTheLastValidCassetteAndSavesEverythingWhenSpaceReturns() async throws {
@@ -117,7 +128,7 @@ import Testing
         let port = try server.waitUntilListening()
 
         for number in 0..<3 { #expect(try await get(port, "/saved/\(number)").status == 200) }
-        try await Task.sleep(for: .milliseconds(700))
+        try await HardeningFixtures.waitUntil { (try? paths(in: cassette).count) == 3 }
         #expect(try paths(in: cassette).count == 3)
 
         let filler = disk.fill()
@@ -125,13 +136,13 @@ import Testing
         // block of the spare file the save appends to, and then the save succeeds.
         let padding = "?pad=" + String(repeating: "p", count: 6000)
         for number in 0..<3 { #expect(try await get(port, "/pending/\(number)" + padding).status == 200) }
-        try await Task.sleep(for: .milliseconds(700))
+        try await HardeningFixtures.waitUntil { server.standardErrorSoFar().contains("cannot save") }
         #expect(server.standardErrorSoFar().contains("cannot save"))
         #expect(try paths(in: cassette) == ["/saved/0", "/saved/1", "/saved/2"], "the cassette on disk stays the last valid one")
 
         try FileManager.default.removeItem(at: filler)
         #expect(try await get(port, "/after-space").status == 200)
-        try await Task.sleep(for: .milliseconds(700))
+        try await HardeningFixtures.waitUntil { (try? paths(in: cassette).count) == 7 }
         #expect(try paths(in: cassette).count == 7, "everything answered while the disk was full is saved once space returns")
         server.signal(SIGINT)
         #expect(server.waitForExit() == 0)

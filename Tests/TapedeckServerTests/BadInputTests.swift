@@ -63,13 +63,13 @@ import Testing
 
     @Test func silentClientIsDroppedAfterTheIdleTimeout() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
-            let connection = try RawSocket(port: harness.server.port, timeout: 10)
-            let start = ContinuousClock.now
+            // The read gives up after 30 s, half the default idle timeout (60 s): a close before then
+            // is the 300 ms timeout set here, however slowly a loaded machine gets to it.
+            let connection = try RawSocket(port: harness.server.port, timeout: 30)
             let (data, ending) = await connection.read()
             #expect(ending == .closed)
             #expect(data.isEmpty)
-            #expect(ContinuousClock.now - start < .seconds(9))
-            let partial = try RawSocket(port: harness.server.port, timeout: 10)
+            let partial = try RawSocket(port: harness.server.port, timeout: 30)
             partial.send("GET /plaintext HTTP/1.1\r\nHo")
             #expect(await partial.read().ending == .closed)
             try await stillServes(harness)

@@ -17,9 +17,6 @@ enum HardeningFixtures {
     /// with shadow memory that inflates every process's resident size.
     static let sanitized = ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] != nil
 
-    /// How much longer waits are under a sanitizer.
-    static let timeScale = sanitized ? 3 : 1
-
     /// Seconds each heavy load lasts (`TAPEDECK_HARDENING_SECONDS`, default 30).
     static let loadSeconds = Int(ProcessInfo.processInfo.environment["TAPEDECK_HARDENING_SECONDS"] ?? "") ?? 30
 
@@ -28,6 +25,15 @@ enum HardeningFixtures {
         let url = FileManager.default.temporaryDirectory.appending(path: "tapedeck-hardening-\(UUID().uuidString)", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// Waits until `condition` holds, checking every 50 ms for up to a minute (a loaded machine
+    /// may take seconds for what usually takes milliseconds); the caller then asserts it.
+    static func waitUntil(_ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try !condition(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// Prints one figure line the hardening script turns into the README table.
