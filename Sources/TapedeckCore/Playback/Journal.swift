@@ -49,11 +49,20 @@ public struct JournalEntry: Sendable, Hashable, Codable {
 }
 
 extension JournalEntry {
+    /// The entry for `request`, at `time` (now unless given); an empty session is none.
+    public init(request: CassetteRequest, session: String = "", outcome: Outcome, time: String = Timestamp.now()) {
+        self.init(time: time, method: request.method, url: request.url, session: session.isEmpty ? nil : session, outcome: outcome)
+    }
+
     /// The entry for a served playback: the interaction's place, or the stub that answered.
-    public init(played playback: Playback, request: CassetteRequest, session: String?) {
-        self.init(time: Timestamp.now(), method: request.method, url: request.url, session: session, outcome: .played,
-                  cassette: playback.stub == nil ? playback.cassette : nil, index: playback.stub == nil ? playback.index : nil)
-        stub = playback.stub?.id
+    public init(played playback: Playback, request: CassetteRequest, session: String) {
+        self.init(request: request, session: session, outcome: .played)
+        if let stub = playback.stub {
+            self.stub = stub.id
+        } else {
+            cassette = playback.cassette
+            index = playback.index
+        }
     }
 }
 

@@ -22,6 +22,8 @@ public final class RecordResponder: Responder {
     private let logger: Logger
     private let inFlight = InFlightExchanges()
     private let recordingQueue: RecordingQueue
+    /// How recorded answers' large bodies are spooled to the cassette's side files.
+    private let spooling: LargeBodySpooling
 
     /// Opens the cassette and sets up upstream TLS; bad settings or a broken cassette throw.
     ///
@@ -35,6 +37,7 @@ public final class RecordResponder: Responder {
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in logger.error("cannot save: \(error)") })
+        spooling = LargeBodySpooling(recorder: recorder)
         self.logger = logger
         self.authority = authority
         answers = PlaybackAnswers(configuration: configuration, logger: logger, redaction: settings.redaction,
@@ -44,8 +47,7 @@ public final class RecordResponder: Responder {
             do {
                 let now = Timestamp.now()
                 let recorded = try recorder.record(exchange.interaction(recordedAt: now))
-                let entry = JournalEntry(time: now, method: exchange.request.method, url: exchange.request.url,
-                                         session: nil, outcome: .recorded)
+                let entry = JournalEntry(request: exchange.request, outcome: .recorded, time: now)
                 journal.append(entry)
                 // The inspector shows what the cassette holds: redacted, secrets as placeholders.
                 exchanges?.add(entry, request: recorded.request, response: recorded.response, chunks: recorded.chunks, isClean: true)
@@ -152,8 +154,7 @@ public final class RecordResponder: Responder {
         let secrets = settings.playback.secrets
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
-        let spooling = record ? LargeBodySpooling(recorder: recorder) : nil
-        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink, spooling: spooling) { [self] result in
+        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink, spooling: record ? spooling : nil) { [self] result in
             let exchange: FinishedExchange
             switch result {
             case .success(let finished):
@@ -168,10 +169,8 @@ public final class RecordResponder: Responder {
             }
             guard record else {
                 // Passed on unrecorded (a passthrough host): the inspector lists it, redacted by the store.
-                answers.exchanges?.add(
-                    JournalEntry(time: Timestamp.now(), method: exchange.request.method, url: exchange.request.url,
-                                 session: nil, outcome: .forwarded),
-                    request: exchange.request, response: CassetteResponse(status: exchange.status, headers: exchange.headers))
+                answers.exchanges?.add(JournalEntry(request: exchange.request, outcome: .forwarded), request: exchange.request,
+                                       response: CassetteResponse(status: exchange.status, headers: exchange.headers))
                 inFlight.leave()
                 return
             }

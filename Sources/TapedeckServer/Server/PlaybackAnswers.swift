@@ -32,7 +32,7 @@ struct PlaybackAnswers: Sendable {
     /// Serves a played interaction, noting it in the journal (and warning when it expired).
     func serve(_ playback: Playback, prepared: PreparedResponse, for played: CassetteRequest, session: String,
                to request: IncomingRequest, sink: ResponseSink) {
-        let entry = JournalEntry(played: playback, request: played, session: session.isEmpty ? nil : session)
+        let entry = JournalEntry(played: playback, request: played, session: session)
         journal.append(entry)
         exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
@@ -41,9 +41,7 @@ struct PlaybackAnswers: Sendable {
 
     /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON.
     func refuse(_ diagnosis: MatchDiagnosis, for request: CassetteRequest, session: String, sink: ResponseSink) {
-        let entry = JournalEntry(time: Timestamp.now(), method: request.method, url: request.url,
-                                 session: session.isEmpty ? nil : session,
-                                 outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
+        let entry = JournalEntry(request: request, session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
         journal.append(entry)
         unmatched.append(diagnosis)
         exchanges?.add(entry, request: request, status: Int(unmatchedStatus.code), diagnosis: diagnosis)
