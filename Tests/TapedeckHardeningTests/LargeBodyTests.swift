@@ -35,15 +35,7 @@ import Testing
         let downloaded = directory.appending(path: "downloaded.bin")
 
         // Recording: the body passes through the proxy to curl and into its side file.
-        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
-        let recorderPeak = PeakMemory(recorder)
-        let recordPort = try recorder.waitUntilListening()
-        let recordStatus = try Curl.download("http://127.0.0.1:\(recordPort)/large/\(pattern.size)", to: downloaded)
-        recorderPeak.sample()
-        recorder.signal(SIGINT)
-        #expect(recorder.waitForExit(timeout: 600) == 0)
-        let recordedPeak = await recorderPeak.finish()
-        #expect(recordedPeak > 0, "the recorder's memory was read")
+        let (recordStatus, recordedPeak) = try await Self.record("/large/\(pattern.size)", from: upstream, into: cassette, to: downloaded)
         #expect(recordStatus == "200")
         #expect(try pattern.matches(fileAt: downloaded))
 
@@ -89,17 +81,9 @@ import Testing
         let cassette = directory.appending(path: "gzip.json")
         let downloaded = directory.appending(path: "downloaded.gz")
 
-        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
-        let recorderPeak = PeakMemory(recorder)
-        let recordPort = try recorder.waitUntilListening()
         // The client asked for gzip and gets the upstream's gzip bytes, undecoded.
-        let recordStatus = try Curl.download("http://127.0.0.1:\(recordPort)/large-gzip/\(pattern.size)", to: downloaded,
-                                             extra: ["-H", "Accept-Encoding: gzip"])
-        recorderPeak.sample()
-        recorder.signal(SIGINT)
-        #expect(recorder.waitForExit(timeout: 600) == 0)
-        let recordedPeak = await recorderPeak.finish()
-        #expect(recordedPeak > 0, "the recorder's memory was read")
+        let (recordStatus, recordedPeak) = try await Self.record("/large-gzip/\(pattern.size)", from: upstream, into: cassette,
+                                                                 to: downloaded, extra: ["-H", "Accept-Encoding: gzip"])
         #expect(recordStatus == "200")
         let decoded = directory.appending(path: "decoded.bin")
         try Self.gunzip(downloaded, to: decoded)
@@ -205,6 +189,23 @@ import Testing
     static func temporaryFiles(in folder: URL) throws -> [String] {
         guard FileManager.default.fileExists(atPath: folder.path) else { return [] }
         return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+    }
+
+    /// Records `path` from `upstream` into `cassette` through `tapedeck record`, curl saving the
+    /// answer to `file`, then stops the recorder; returns curl's status and the recorder's peak
+    /// resident memory in KiB.
+    static func record(_ path: String, from upstream: LargeBodyUpstream, into cassette: URL, to file: URL,
+                       extra: [String] = []) async throws -> (status: String, peakKiB: Int) {
+        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let peak = PeakMemory(recorder)
+        let port = try recorder.waitUntilListening()
+        let status = try Curl.download("http://127.0.0.1:\(port)\(path)", to: file, extra: extra)
+        peak.sample()
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit(timeout: 600) == 0)
+        let peakKiB = await peak.finish()
+        #expect(peakKiB > 0, "the recorder's memory was read")
+        return (status, peakKiB)
     }
 
     /// Starts `tapedeck replay CASSETTE` and measures the time until it listens.
