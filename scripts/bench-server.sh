@@ -7,8 +7,8 @@
 #       which separates the cost of forwarding from the cost of recording,
 # all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a).
 # On a small shared machine one measurement of (a) varies by 10 % or more from run to run, so
-# (a), (c) and (d) are measured in ROUNDS alternating rounds and compared by their medians;
-# each round's own ratio is printed too.
+# every server is measured in ROUNDS alternating rounds and compared by its median; each
+# round's own ratios are printed too.
 # Usage: scripts/bench-server.sh [DURATION_SECONDS] [ROUNDS]   (defaults 10 and 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,40 +76,38 @@ report() { # NAME LABEL PID BASE_RPS
   echo
 }
 
-echo "== ${CONNECTIONS} keep-alive connections, ${DURATION}s each, wrk -t${THREADS}; ${ROUNDS} rounds of bare, record, forward =="
-
-# Replay first, before the recording proxy fills the disk; compared with the bare median below.
-REPLAY_RESULTS=()
-for size in 1k 100k; do
-  start "replay$size" "$BIN/tapedeck" replay "$WORK/c$size.json"
-  load "replay$size" "http://127.0.0.1:$PORT/items/500" "$CONNECTIONS" "$DURATION"
-  REPLAY_RESULTS+=("replay$size $(rss_mb "$PID")")
-  stop "$PID"
-done
+echo "== ${CONNECTIONS} keep-alive connections, ${DURATION}s each, wrk -t${THREADS}; ${ROUNDS} rounds of bare, replay, record, forward =="
 
 start bare "$BENCH_BIN/bare-server"; BARE_PID=$PID; BARE_PORT=$PORT
+start replay1k "$BIN/tapedeck" replay "$WORK/c1k.json"; REPLAY1K_PID=$PID; REPLAY1K_PORT=$PORT
+start replay100k "$BIN/tapedeck" replay "$WORK/c100k.json"; REPLAY100K_PID=$PID; REPLAY100K_PORT=$PORT
 start record "$BIN/tapedeck" record "$WORK/recorded.json" --target "http://127.0.0.1:$BARE_PORT"
 RECORD_PID=$PID; RECORD_PORT=$PORT
 start forward "$BIN/tapedeck" record "$WORK/unused.json" --target "http://127.0.0.1:$BARE_PORT" --passthrough-host 127.0.0.1
 FORWARD_PID=$PID; FORWARD_PORT=$PORT
+# Every server is measured once per round, in turn, so a slow spell of the machine falls on all of them alike.
 for round in $(seq 1 "$ROUNDS"); do
   load "bare.$round" "http://127.0.0.1:$BARE_PORT/items/500" "$CONNECTIONS" "$DURATION"
+  load "replay1k.$round" "http://127.0.0.1:$REPLAY1K_PORT/items/500" "$CONNECTIONS" "$DURATION"
+  load "replay100k.$round" "http://127.0.0.1:$REPLAY100K_PORT/items/500" "$CONNECTIONS" "$DURATION"
   load "record.$round" "http://127.0.0.1:$RECORD_PORT/items/500" "$CONNECTIONS" "$DURATION"
   load "forward.$round" "http://127.0.0.1:$FORWARD_PORT/items/500" "$CONNECTIONS" "$DURATION"
-  echo "  round $round: bare $(rps "bare.$round") req/s, record $(rps "record.$round") ($(ratio "$(rps "record.$round")" "$(rps "bare.$round")")), forward only $(rps "forward.$round") ($(ratio "$(rps "forward.$round")" "$(rps "bare.$round")"))"
+  bare="$(rps "bare.$round")"
+  echo "  round $round: bare $bare req/s; replay 1k $(ratio "$(rps "replay1k.$round")" "$bare"), 100k $(ratio "$(rps "replay100k.$round")" "$bare"); record $(ratio "$(rps "record.$round")" "$bare"), forward only $(ratio "$(rps "forward.$round")" "$bare")"
 done
 # The round whose throughput is the median stands for each server.
 median_round() { for round in $(seq 1 "$ROUNDS"); do echo "$(rps "$1.$round") $round"; done | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { print $2 }'; }
 BARE_RPS="$(for round in $(seq 1 "$ROUNDS"); do rps "bare.$round"; done | median)"
 report "bare.$(median_round bare)" "bare SwiftNIO server (median)" "$(rss_mb "$BARE_PID")"
+for size in 1k 100k; do
+  pid_var="REPLAY${size^^}_PID"
+  report "replay$size.$(median_round "replay$size")" "tapedeck replay, $size interactions (median)" "$(rss_mb "${!pid_var}")" "$BARE_RPS"
+  echo "    cassette on disk: $(du -m "$WORK/c$size.json" | cut -f1) MB; goal: RSS < 3 x size + 50 MB"
+  stop "${!pid_var}"
+done
 report "record.$(median_round record)" "tapedeck record --target (median)" "$(rss_mb "$RECORD_PID")" "$BARE_RPS"
 report "forward.$(median_round forward)" "same, forwarding only (median)" "$(rss_mb "$FORWARD_PID")" "$BARE_RPS"
 stop "$FORWARD_PID"
-for line in "${REPLAY_RESULTS[@]}"; do
-  name="${line%% *}"; rss="${line#* }"
-  report "$name" "tapedeck ${name/replay/replay, } interactions" "$rss" "$BARE_RPS"
-  echo "    cassette on disk: $(du -m "$WORK/c${name#replay}.json" | cut -f1) MB; goal: RSS < 3 x size + 50 MB"
-done
 
 echo "== one connection, ${DURATION}s: median latency added by the recording proxy =="
 load bare1 "http://127.0.0.1:$BARE_PORT/items/1" 1 "$DURATION"
