@@ -4,41 +4,46 @@ import TapedeckCore
 public final class ReplayDeck: Sendable {
     /// The player that makes every match decision.
     public let player: Player
-    private let prepared: [String: [PreparedResponse]]
+    /// Every distinct prepared response, once.
+    private let responses: [PreparedResponse]
+    /// For each cassette, the position in ``responses`` of each interaction's response.
+    private let responseOfInteraction: [String: [Int]]
 
     /// Prepares named cassettes under playback options; `stubs` are consulted after the cassettes' own.
     public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions,
                 hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) throws(ReplayLoadError) {
-        var prepared: [String: [PreparedResponse]] = [:]
+        var responses: [PreparedResponse] = []
+        var responseOfInteraction: [String: [Int]] = [:]
         // Identical recorded answers share one prepared response: encoded once, stored once.
-        var shared: [PreparationKey: PreparedResponse] = [:]
-        for (name, cassette) in cassettes where prepared[name] == nil {
-            var responses: [PreparedResponse] = []
-            responses.reserveCapacity(cassette.interactions.count)
+        var shared: [PreparationKey: Int] = [:]
+        for (name, cassette) in cassettes where responseOfInteraction[name] == nil {
+            var positions: [Int] = []
+            positions.reserveCapacity(cassette.interactions.count)
             for (index, interaction) in cassette.interactions.enumerated() {
                 let key = PreparationKey(interaction)
                 if let existing = shared[key] {
-                    responses.append(existing)
+                    positions.append(existing)
                     continue
                 }
                 do {
-                    let response = try PreparedResponse(interaction)
-                    shared[key] = response
-                    responses.append(response)
+                    responses.append(try PreparedResponse(interaction))
                 } catch {
                     throw ReplayLoadError(file: name, message: "interactions[\(index)].response.body: \(error)")
                 }
+                shared[key] = responses.count - 1
+                positions.append(responses.count - 1)
             }
-            prepared[name] = responses
+            responseOfInteraction[name] = positions
         }
-        self.prepared = prepared
+        self.responses = responses
+        self.responseOfInteraction = responseOfInteraction
         player = Player(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
     /// The wire form of a played interaction; a stub's answer is prepared when it is served.
     public func response(for playback: Playback) -> PreparedResponse? {
         if playback.stub != nil { return try? PreparedResponse(playback.interaction) }
-        return prepared[playback.cassette]?[playback.index]
+        return responseOfInteraction[playback.cassette].map { responses[$0[playback.index]] }
     }
 }
 
