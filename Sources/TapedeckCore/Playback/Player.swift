@@ -60,7 +60,8 @@ public final class Player: Sendable {
     /// Serves a request for a session (`""` is the shared default session).
     ///
     /// A miss comes back with its nearest recordings and stubs unless `explainingMisses` is false:
-    /// a caller that forwards what does not match (the recording proxy) skips that search.
+    /// a caller that forwards what does not match (the recording proxy) skips that search, and
+    /// gets a diagnosis naming only the reason and the request's method and URL.
     public func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult {
         let request = options.secrets.conceal(incoming)
         stubs.log(request, session: session)
@@ -68,7 +69,7 @@ public final class Player: Sendable {
         let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
         guard !candidates.isEmpty else {
             if let served = stubs.answer(request, session: session) { return .played(playback(of: served, for: request)) }
-            guard explainingMisses else { return .unmatched(diagnosis(for: request, reason: .noMatch, nearest: [])) }
+            guard explainingMisses else { return .unmatched(unexplainedMiss(of: request)) }
             let nearest = matched.isEmpty
                 ? matcher.nearMisses(for: request)
                 : matched.prefix(3).map { ($0, failedCustomRules(matched: $0, request)) }
@@ -182,6 +183,13 @@ public final class Player: Sendable {
                     failedRules: entry.failures.map(\.rule.name), differences: entry.failures.map(\.difference))
             },
             hint: Self.hint(for: reason))
+    }
+
+    /// A miss the caller will not explain: its reason, the request's method and URL, and nothing
+    /// costly (no copy of headers and body, no list of rules).
+    private func unexplainedMiss(of request: CassetteRequest) -> MatchDiagnosis {
+        MatchDiagnosis(reason: .noMatch, request: MatchDiagnosis.ReceivedRequest(method: request.method, url: request.url, headers: [:]),
+                       cassettes: cassetteNames, rules: [], nearest: [], hint: Self.hint(for: .noMatch))
     }
 
     /// What to do next, by reason.
