@@ -113,6 +113,25 @@ struct SideFileBodyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 
+    @Test("a recorder opening its cassette removes the spools a killed run left, and only those")
+    func killedRunsSpoolsAreRemoved() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("rec.json")
+        let bodies = folder.appendingPathComponent("rec.bodies")
+        do {
+            // A spool that is never discarded: what a process killed mid-body leaves.
+            let spool = try SideFileSpool(folder: bodies)
+            try spool.append(large)
+            let copy = bodies.appendingPathComponent(".spool-left-by-kill.tmp")
+            try FileManager.default.copyItem(at: spool.temporary, to: copy)
+        }
+        let sideFile = bodies.appendingPathComponent("\(String(repeating: "a", count: 64)).bin")
+        try Data("kept".utf8).write(to: sideFile)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path).count == 2)
+        _ = try Recorder(file: file, mode: .all, codec: codec, flushDelay: .milliseconds(10))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path) == [sideFile.lastPathComponent])
+    }
+
     @Test("a side-file body written into a cassette is its file, not its bytes; redaction leaves it alone")
     func recordedSideFileBody() throws {
         let folder = try makeTemporaryDirectory()

@@ -173,6 +173,20 @@ public final class SideFileSpool: Sendable {
 
     /// A new hidden name in `folder`: never taken for a side file's, which never starts with a dot.
     private static func temporaryName(in folder: URL) -> URL {
-        folder.appendingPathComponent(".spool-\(UInt64.random(in: 0...UInt64.max)).tmp")
+        folder.appendingPathComponent("\(temporaryPrefix)\(UInt64.random(in: 0...UInt64.max))\(temporarySuffix)")
+    }
+
+    private static let temporaryPrefix = ".spool-"
+    private static let temporarySuffix = ".tmp"
+
+    /// Removes the temporary files of spools a killed run left in `folder` (a process killed with
+    /// `kill -9` mid-body cannot discard its own); for a recorder opening its cassette, before it
+    /// starts any spool. Returns how many it removed.
+    @discardableResult
+    static func removeLeftovers(in folder: URL) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
+        let leftovers = names.filter { $0.hasPrefix(temporaryPrefix) && $0.hasSuffix(temporarySuffix) }
+        for name in leftovers { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        return leftovers.count
     }
 }

@@ -51,6 +51,7 @@ final class CassetteWriter: Sendable {
         self.flushDelay = flushDelay
         self.onError = onError
         sideFiles = SideFiles(cassetteFile: file, threshold: codec.sideFileThreshold)
+        if let folder = sideFiles.bodiesFolder { SideFileSpool.removeLeftovers(in: folder) }
         state = Locked(State(meta: meta, existing: existing, existingFragments: existing.isEmpty ? FragmentLog() : nil,
                              existingCount: existing.count))
     }
