@@ -2,8 +2,9 @@ import CAllocatorTuning
 
 /// Settings of glibc's allocator for a server that parses a large cassette once and then
 /// serves it for hours: the memory the parse used is given back to the system, so neither
-/// the peak nor the resident size keeps it (the 100,000-interaction benchmark cassette of
-/// 50 MB peaks near 160 MB with these settings instead of 220 MB). Other C libraries ignore them.
+/// the resident size keeps it (the 100,000-interaction benchmark cassette of 50 MB settles at
+/// 160 MB with these settings instead of 220 MB, after a peak near 195 MB while it parses).
+/// Other C libraries ignore them.
 enum AllocatorTuning {
     /// Serves allocations of 128 KiB and more with their own mappings, returned when freed,
     /// instead of letting glibc raise that threshold as large blocks come and go (its default
