@@ -34,10 +34,10 @@ struct InspectorTests {
         try JSONDecoder().decode(ExchangeList.self, from: try await Curl.run([base + "/__tapedeck/exchanges"]).output)
     }
 
-    /// The newest listed exchange with this outcome, waited for up to five seconds (the recording
+    /// The newest listed exchange with this outcome, waited for up to thirty seconds (the recording
     /// proxy lists an exchange once it is done with it, which may be just after the client has the answer).
     static func waitForExchange(_ base: String, outcome: JournalEntry.Outcome) async throws -> ExchangeSummary? {
-        for _ in 0..<50 {
+        for _ in 0..<300 {
             if let found = try await list(base).exchanges.first(where: { $0.entry.outcome == outcome }) { return found }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -41,6 +41,9 @@ final class RecordingQueue: Sendable {
         if startDraining { queue.asyncAfter(deadline: .now() + Self.gathering) { [self] in drain() } }
     }
 
+    /// Whether the recording thread has nothing to record and is not recording.
+    var isIdle: Bool { pending.withLock { $0.exchanges.isEmpty && !$0.isDraining } }
+
     private func drain() {
         while true {
             let batch = pending.withLock { pending -> [FinishedExchange] in
