@@ -319,6 +319,43 @@ struct InspectorTests {
         }
     }
 
+    @Test("under --proxy-auth the page asks with 401 and takes the credentials as Authorization; requests to pass on still need Proxy-Authorization")
+    func pageUnderProxyAuth() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: {
+            $0.proxyCredentials = ProxyCredentials(user: "alice", password: "s3cret")
+        }) { (harness: ReplayHarness) async throws in
+            let port = harness.server.port
+            let asked = try await RawSocket.exchange(port: port, "GET /__tapedeck/ui HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let askedText = String(decoding: asked.data, as: UTF8.self)
+            #expect(askedText.hasPrefix("HTTP/1.1 401 Unauthorized"))
+            #expect(askedText.contains("WWW-Authenticate: Basic realm=\"tapedeck\""))
+            #expect(!askedText.contains("Proxy-Authenticate"))
+
+            let page = try await Curl.run(["-u", "alice:s3cret", harness.base + "/__tapedeck/ui"])
+            #expect(page.text.contains("<title>"), "the page is served with the credentials as Authorization")
+            let wrong = try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-u", "alice:wrong", harness.base + "/__tapedeck/journal"])
+            #expect(wrong.text == "401")
+
+            // Authorization does not stand in for Proxy-Authorization on a request to pass on.
+            let right = Data("alice:s3cret".utf8).base64EncodedString()
+            let passOn = try await RawSocket.exchange(port: port, "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\n"
+                + "Authorization: Basic \(right)\r\nConnection: close\r\n\r\n")
+            #expect(String(decoding: passOn.data, as: UTF8.self).hasPrefix("HTTP/1.1 407"))
+        }
+    }
+
+    @Test("headless Chromium opens the page under --proxy-auth with the credentials in the address",
+          .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func browserOpensThePageUnderProxyAuth() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: {
+            $0.proxyCredentials = ProxyCredentials(user: "alice", password: "s3cret")
+        }) { (harness: ReplayHarness) async throws in
+            let address = harness.base.replacingOccurrences(of: "http://", with: "http://alice:s3cret@")
+            let dom = try await Chromium.dumpDOM(address + "/__tapedeck/ui")
+            #expect(dom.contains("http://api.example.test/image.png"), "the cassette's interactions, fetched by the page's script, are listed")
+        }
+    }
+
     @Test("headless Chromium applies a filter given in the fragment to the live list",
           .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func browserFilters() async throws {

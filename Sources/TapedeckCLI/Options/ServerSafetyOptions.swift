@@ -6,7 +6,8 @@ import TapedeckServer
 struct ServerSafetyOptions: ParsableArguments {
     // A string checked in validate() rather than an ExpressibleByArgument value: the parser's
     // error for a bad value would echo it, and this one holds a password.
-    @Option(help: ArgumentHelp("Require Proxy-Authorization: Basic with these credentials on every request; others get 407.",
+    @Option(help: ArgumentHelp("Require Proxy-Authorization: Basic with these credentials on every request; others get 407. "
+                               + "The /__tapedeck/ admin paths (the inspector page) also take them as Authorization: Basic, asked with 401.",
                                valueName: "USER:PASSWORD"))
     var proxyAuth: String?
 

@@ -10,7 +10,9 @@ enum InspectorScript {
     static let app = #"""
     'use strict';
     (function () {
-      const base = '/__tapedeck/';
+      // From the origin: a page opened with credentials in its address (http://user:pass@host/…,
+      // under --proxy-auth) may not fetch a relative URL.
+      const base = location.origin + '/__tapedeck/';
       const state = { exchanges: new Map(), selected: null, filter: '', capacity: 200 };
       const $ = (id) => document.getElementById(id);
 

@@ -5,6 +5,11 @@ import NIOHTTP1
 /// answers 407 with `Proxy-Authenticate: Basic realm="tapedeck"` otherwise, and removes the
 /// header from requests it lets through, so it is never forwarded nor recorded. A refused
 /// request is answered at its end, or at once (then closing) when it waits for `100 Continue`.
+///
+/// A request for the server's own admin paths (`/__tapedeck/…`, when the admin API is on) may
+/// send the same credentials as `Authorization: Basic` instead, and is refused with 401 and
+/// `WWW-Authenticate`: a browser sends `Proxy-Authorization` only to a proxy it is set to use,
+/// never to a page it opens, so this is how the inspector page opens under `--proxy-auth`.
 final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -16,36 +21,42 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         /// Requests go through to the exchange handler.
         case passing
         /// The current request is refused; its body is dropped until its end.
-        case refusing(keepAlive: Bool)
+        case refusing(keepAlive: Bool, asPage: Bool)
     }
 
     private var state = State.passing
     private let credentials: ProxyCredentials
+    /// Whether `/__tapedeck/…` is the admin API (not `--no-admin`), which takes `Authorization` too.
+    private let adminEnabled: Bool
 
-    init(credentials: ProxyCredentials) {
+    init(credentials: ProxyCredentials, adminEnabled: Bool) {
         self.credentials = credentials
+        self.adminEnabled = adminEnabled
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         switch (part, state) {
         case (.head(var head), .passing):
-            guard credentials.accepts(head.headers.first(name: "Proxy-Authorization")) else {
+            let asPage = adminEnabled && head.uri.hasPrefix(AdminEndpoints.prefix)
+            guard credentials.accepts(head.headers.first(name: "Proxy-Authorization"))
+                || (asPage && credentials.accepts(head.headers.first(name: "Authorization"))) else {
                 if head.headers[canonicalForm: "Expect"].contains(where: { $0.caseInsensitiveEquals("100-continue") }) {
                     // The client waits before sending its body: answer now, and close, since the
                     // body it may still send would otherwise be read as the next request.
-                    state = .refusing(keepAlive: false)
-                    writeRefusal(context: context, keepAlive: false)
+                    state = .refusing(keepAlive: false, asPage: asPage)
+                    writeRefusal(context: context, keepAlive: false, asPage: asPage)
                     return
                 }
-                state = .refusing(keepAlive: head.isKeepAlive)
+                state = .refusing(keepAlive: head.isKeepAlive, asPage: asPage)
                 return
             }
             head.headers.remove(name: "Proxy-Authorization")
+            if asPage { head.headers.remove(name: "Authorization") }
             context.fireChannelRead(wrapInboundOut(.head(head)))
-        case (.end, .refusing(let keepAlive)):
+        case (.end, .refusing(let keepAlive, let asPage)):
             state = .passing
-            writeRefusal(context: context, keepAlive: keepAlive)
+            writeRefusal(context: context, keepAlive: keepAlive, asPage: asPage)
         case (_, .refusing):
             break
         case (_, .passing):
@@ -57,14 +68,18 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         context.write(data, promise: promise)
     }
 
-    private func writeRefusal(context: ChannelHandlerContext, keepAlive: Bool) {
-        let reason = "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)\n"
+    /// 407 for a request to pass on; 401, which a browser answers with a login prompt, for an admin page.
+    private func writeRefusal(context: ChannelHandlerContext, keepAlive: Bool, asPage: Bool) {
+        let reason = asPage
+            ? "authentication required: send Authorization: Basic with the --proxy-auth credentials\n"
+            : "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)\n"
         var body = context.channel.allocator.buffer(capacity: reason.utf8.count)
         body.writeString(reason)
-        var headers = HTTPHeaders([("Proxy-Authenticate", "Basic realm=\"tapedeck\""), ("Content-Type", "text/plain; charset=utf-8"),
+        var headers = HTTPHeaders([(asPage ? "WWW-Authenticate" : "Proxy-Authenticate", "Basic realm=\"tapedeck\""),
+                                   ("Content-Type", "text/plain; charset=utf-8"),
                                    ("Content-Length", String(body.readableBytes)), ("Tapedeck-Error", "proxy-auth-required")])
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: .http1_1, status: .proxyAuthenticationRequired, headers: headers)
+        let head = HTTPResponseHead(version: .http1_1, status: asPage ? .unauthorized : .proxyAuthenticationRequired, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))

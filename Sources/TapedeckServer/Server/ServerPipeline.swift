@@ -22,7 +22,7 @@ enum ServerPipeline {
             position: .last, withPipeliningAssistance: false, withServerUpgrade: nil, withErrorHandling: false,
             withOutboundHeaderValidation: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
         if origin == nil, let credentials = configuration.proxyCredentials {
-            try operations.addHandler(ProxyAuthenticationHandler(credentials: credentials))
+            try operations.addHandler(ProxyAuthenticationHandler(credentials: credentials, adminEnabled: configuration.adminEnabled))
         }
         try operations.addHandler(ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin))
     }
