@@ -21,7 +21,7 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         /// Requests go through to the exchange handler.
         case passing
         /// The current request is refused; its body is dropped until its end.
-        case refusing(keepAlive: Bool, asPage: Bool)
+        case refusing(keepAlive: Bool, toAdmin: Bool)
     }
 
     private var state = State.passing
@@ -38,25 +38,25 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         let part = unwrapInboundIn(data)
         switch (part, state) {
         case (.head(var head), .passing):
-            let asPage = adminEnabled && head.uri.hasPrefix(AdminEndpoints.prefix)
+            let toAdmin = adminEnabled && head.uri.hasPrefix(AdminEndpoints.prefix)
             guard credentials.accepts(head.headers.first(name: "Proxy-Authorization"))
-                || (asPage && credentials.accepts(head.headers.first(name: "Authorization"))) else {
+                || (toAdmin && credentials.accepts(head.headers.first(name: "Authorization"))) else {
                 if head.headers[canonicalForm: "Expect"].contains(where: { $0.caseInsensitiveEquals("100-continue") }) {
                     // The client waits before sending its body: answer now, and close, since the
                     // body it may still send would otherwise be read as the next request.
-                    state = .refusing(keepAlive: false, asPage: asPage)
-                    writeRefusal(context: context, keepAlive: false, asPage: asPage)
+                    state = .refusing(keepAlive: false, toAdmin: toAdmin)
+                    writeRefusal(context: context, keepAlive: false, toAdmin: toAdmin)
                     return
                 }
-                state = .refusing(keepAlive: head.isKeepAlive, asPage: asPage)
+                state = .refusing(keepAlive: head.isKeepAlive, toAdmin: toAdmin)
                 return
             }
             head.headers.remove(name: "Proxy-Authorization")
-            if asPage { head.headers.remove(name: "Authorization") }
+            if toAdmin { head.headers.remove(name: "Authorization") }
             context.fireChannelRead(wrapInboundOut(.head(head)))
-        case (.end, .refusing(let keepAlive, let asPage)):
+        case (.end, .refusing(let keepAlive, let toAdmin)):
             state = .passing
-            writeRefusal(context: context, keepAlive: keepAlive, asPage: asPage)
+            writeRefusal(context: context, keepAlive: keepAlive, toAdmin: toAdmin)
         case (_, .refusing):
             break
         case (_, .passing):
@@ -68,18 +68,19 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         context.write(data, promise: promise)
     }
 
-    /// 407 for a request to pass on; 401, which a browser answers with a login prompt, for an admin page.
-    private func writeRefusal(context: ChannelHandlerContext, keepAlive: Bool, asPage: Bool) {
-        let reason = asPage
+    /// 407 for a request to pass on; for an admin path, 401, which a browser opening the inspector
+    /// page answers with its login prompt.
+    private func writeRefusal(context: ChannelHandlerContext, keepAlive: Bool, toAdmin: Bool) {
+        let reason = toAdmin
             ? "authentication required: send Authorization: Basic with the --proxy-auth credentials\n"
             : "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)\n"
         var body = context.channel.allocator.buffer(capacity: reason.utf8.count)
         body.writeString(reason)
-        var headers = HTTPHeaders([(asPage ? "WWW-Authenticate" : "Proxy-Authenticate", "Basic realm=\"tapedeck\""),
+        var headers = HTTPHeaders([(toAdmin ? "WWW-Authenticate" : "Proxy-Authenticate", "Basic realm=\"tapedeck\""),
                                    ("Content-Type", "text/plain; charset=utf-8"),
                                    ("Content-Length", String(body.readableBytes)), ("Tapedeck-Error", "proxy-auth-required")])
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(version: .http1_1, status: asPage ? .unauthorized : .proxyAuthenticationRequired, headers: headers)
+        let head = HTTPResponseHead(version: .http1_1, status: toAdmin ? .unauthorized : .proxyAuthenticationRequired, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
