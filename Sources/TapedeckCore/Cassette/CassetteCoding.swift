@@ -59,10 +59,8 @@ extension KeyedEncodingContainer {
         guard !value.isEmpty else { return }
         var body = nestedContainer(keyedBy: BodyCodingKey.self, forKey: key)
         if value.isEncoded { try body.encode(true, forKey: .encoded) }
-        if let sideFiles, sideFiles.directory != nil, let file = value.file {
-            try body.encode(sideFiles.add(file), forKey: .file)
-        } else if let sideFiles, sideFiles.wantsSideFile(for: value.data) {
-            try body.encode(sideFiles.add(value.data), forKey: .file)
+        if let path = sideFiles?.place(value) {
+            try body.encode(path, forKey: .file)
         } else if value.style == .json, !value.isEncoded, let json = JSONValue(parsing: value.data) {
             try body.encode(json, forKey: .json)
         } else if let text = value.text {

@@ -85,12 +85,9 @@ struct InteractionWriter {
         key(RequestCodingKey.body)  // the same name in a response
         object { writer in
             // Keys in sorted order: base64 < encoded < file < text.
-            if let sideFiles = writer.sideFiles, sideFiles.directory != nil, let file = body.file {
+            if let path = writer.sideFiles?.place(body) {
                 if body.isEncoded { writer.encodedMark() }
-                writer.key(BodyCodingKey.file); writer.string(sideFiles.add(file))
-            } else if let sideFiles = writer.sideFiles, sideFiles.wantsSideFile(for: body.data) {
-                if body.isEncoded { writer.encodedMark() }
-                writer.key(BodyCodingKey.file); writer.string(sideFiles.add(body.data))
+                writer.key(BodyCodingKey.file); writer.string(path)
             } else if body.style == .json, !body.isEncoded, let json = JSONValue(parsing: body.data) {
                 writer.key(BodyCodingKey.json); writer.value(json)
             } else if body.isEncoded {

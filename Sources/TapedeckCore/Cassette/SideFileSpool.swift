@@ -181,12 +181,11 @@ public final class SideFileSpool: Sendable {
 
     /// Removes the temporary files of spools a killed run left in `folder` (a process killed with
     /// `kill -9` mid-body cannot discard its own); for a recorder opening its cassette, before it
-    /// starts any spool. Returns how many it removed.
-    @discardableResult
-    static func removeLeftovers(in folder: URL) -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
-        let leftovers = names.filter { $0.hasPrefix(temporaryPrefix) && $0.hasSuffix(temporarySuffix) }
-        for name in leftovers { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
-        return leftovers.count
+    /// starts any spool.
+    static func removeLeftovers(in folder: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(temporaryPrefix) && name.hasSuffix(temporarySuffix) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
     }
 }

@@ -32,8 +32,14 @@ final class SideFiles: Sendable {
         self.threshold = threshold
     }
 
-    /// Whether a body of this size is written to a side file.
-    func wantsSideFile(for data: Data) -> Bool { directory != nil && data.count > threshold }
+    /// Where `body` is written when it goes to a side file, registered to write: a body already in
+    /// a side file keeps it (copied here when it is another cassette's), one in memory goes to a
+    /// side file past ``threshold``. Nil when it is written inline, always so for a cassette with no folder.
+    func place(_ body: Body) -> String? {
+        guard directory != nil else { return nil }
+        if let file = body.file { return add(file) }
+        return body.count > threshold ? add(body.data) : nil
+    }
 
     /// Registers a body to write and returns its relative path.
     func add(_ data: Data) -> String {

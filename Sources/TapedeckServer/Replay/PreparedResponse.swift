@@ -31,13 +31,15 @@ public struct PreparedResponse: Sendable {
         // A recorded HEAD or 304 answer keeps its Content-Length: it describes a body never sent.
         let keepsLength = interaction.request.method == "HEAD" || response.status == 304
         let allowsBody = ResponseBodyRule.statusAllowsBody(response.status)
-        let variants = ResponseEncoding.negotiate(for: response, acceptEncoding: nil) == .asRecorded ? nil : response
+        // What a client that sends no Accept-Encoding gets; another variant exists unless it is the recorded coding.
+        let plain = ResponseEncoding.negotiate(for: response, acceptEncoding: nil)
+        let variants = plain == .asRecorded ? nil : response
         if let chunks = interaction.chunks, response.contentCoding == nil {
             self.init(response, keepsLength: keepsLength, body: ByteBuffer(),
                       chunks: allowsBody ? chunks.map { ByteBuffer(bytes: $0.data) } : [], recorded: variants)
         } else if let file = response.body.file, interaction.chunks == nil {
             var stored = response
-            if ResponseEncoding.negotiate(for: response, acceptEncoding: nil) == .identity { stored.headers.remove("Content-Encoding") }
+            if plain == .identity { stored.headers.remove("Content-Encoding") }
             self.init(stored, keepsLength: keepsLength, body: ByteBuffer(), file: allowsBody ? file : nil, chunks: nil, recorded: nil)
         } else {
             let wire = allowsBody ? try response.wireBody(interaction.responseBodyData) : Data()
