@@ -102,19 +102,16 @@ public final class TapedeckProcess: @unchecked Sendable {
     /// Standard error written so far.
     public func standardErrorSoFar() -> String { String(decoding: lock.withLock { errorText }, as: UTF8.self) }
 
-    /// The resident memory of the process in KiB, from /proc.
-    public func residentKiB() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-        }
-        return nil
-    }
+    /// The resident memory of the process in KiB (`VmRSS` in /proc): nil once it exited.
+    public func residentKiB() -> Int? { statusKiB("VmRSS") }
 
     /// The peak resident memory of the process so far in KiB (`VmHWM` in /proc): nil once it exited.
-    public func peakResidentKiB() -> Int? {
+    public func peakResidentKiB() -> Int? { statusKiB("VmHWM") }
+
+    /// A figure in KiB from the process's /proc status, by field name.
+    private func statusKiB(_ field: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
         }
         return nil
