@@ -61,10 +61,10 @@ final class TestUpstream: Sendable {
         try await channel.close()
     }
 
-    /// The download body: deterministic, not UTF-8, several megabytes.
     /// The live credential in `/large-json`'s body.
     static let largeJSONToken = "live-token-4d9f2a7c"
 
+    /// The download body: deterministic, not UTF-8, several megabytes.
     static func downloadBody(size: Int) -> Data {
         var bytes = [UInt8](repeating: 0, count: size)
         for index in 0..<size { bytes[index] = UInt8(truncatingIfNeeded: (index &* 2_654_435_761) >> 13) }
