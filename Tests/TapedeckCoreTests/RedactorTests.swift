@@ -130,4 +130,17 @@ struct JournalTests {
         journal.reset()
         #expect(journal.document() == JournalDocument(entries: [], dropped: 0))
     }
+
+    @Test("a bounded log numbers its entries as they come, and goes on numbering after a reset")
+    func numbering() {
+        let log = BoundedLog<String>(capacity: 2)
+        #expect(log.append { "entry \($0)" } == 1)
+        #expect(log.append { "entry \($0)" } == 2)
+        #expect(log.append { "entry \($0)" } == 3)
+        #expect(log.snapshot().entries == ["entry 2", "entry 3"])
+        log.reset()
+        #expect(log.append { "entry \($0)" } == 4)
+        #expect(log.snapshot().entries == ["entry 4"])
+        #expect(log.snapshot().dropped == 0)
+    }
 }

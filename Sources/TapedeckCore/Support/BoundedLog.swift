@@ -1,15 +1,23 @@
 /// The latest entries of something, at most `capacity` of them, thread-safe: appending to a
-/// full log drops the oldest entry and counts it.
+/// full log drops the oldest entry and counts it. Entries are numbered as they come, from 1,
+/// and the numbers go on across resets.
+///
+/// Appending is inlinable, so each log is compiled for its own entry type where it is used:
+/// left generic, every entry was copied in and dropped through the type's value witnesses, and
+/// the three logs a replayed request appends to (journal, inspector, verify log) cost about 2 %
+/// of replay throughput more.
 public final class BoundedLog<Entry: Sendable>: Sendable {
-    private struct State {
-        var entries: [Entry] = []
-        var start = 0
-        var dropped = 0
+    @usableFromInline struct State {
+        @usableFromInline var entries: [Entry] = []
+        @usableFromInline var start = 0
+        @usableFromInline var dropped = 0
+        @usableFromInline var lastNumber = 0
+        @usableFromInline init(lastNumber: Int = 0) { self.lastNumber = lastNumber }
     }
 
     /// The most entries kept.
     public let capacity: Int
-    private let state = Locked(State())
+    @usableFromInline let state = Locked(State())
 
     /// Creates a log keeping at most `capacity` entries.
     public init(capacity: Int) {
@@ -17,8 +25,18 @@ public final class BoundedLog<Entry: Sendable>: Sendable {
     }
 
     /// Adds an entry, dropping the oldest when full.
+    @inlinable
     public func append(_ entry: Entry) {
+        append { _ in entry }
+    }
+
+    /// Adds the entry `make` builds from its number, dropping the oldest when full; returns the number.
+    /// Numbering and adding are one step, so entries are kept in the order of their numbers.
+    @inlinable @discardableResult
+    public func append(numbering make: (Int) -> Entry) -> Int {
         state.withLock { state in
+            state.lastNumber += 1
+            let entry = make(state.lastNumber)
             if state.entries.count < capacity {
                 state.entries.append(entry)
             } else {
@@ -26,6 +44,7 @@ public final class BoundedLog<Entry: Sendable>: Sendable {
                 state.start = (state.start + 1) % capacity
                 state.dropped += 1
             }
+            return state.lastNumber
         }
     }
 
@@ -34,8 +53,8 @@ public final class BoundedLog<Entry: Sendable>: Sendable {
         state.withLock { state in (Array(state.entries[state.start...] + state.entries[..<state.start]), state.dropped) }
     }
 
-    /// Empties the log.
+    /// Empties the log; numbering goes on.
     public func reset() {
-        state.withLock { $0 = State() }
+        state.withLock { $0 = State(lastNumber: $0.lastNumber) }
     }
 }

@@ -3,10 +3,11 @@ import Foundation
 /// A value guarded by a POSIX mutex (`NSLock`).
 ///
 /// Used in place of `Synchronization.Mutex`, whose futex-based lock ThreadSanitizer does not
-/// see on Linux, so that `scripts/sanitizers.sh thread` reports only real races.
+/// see on Linux, so that `scripts/sanitizers.sh thread` reports only real races. `withLock` is
+/// inlinable so that the body is compiled for its value type where it is used (see ``BoundedLog``).
 public final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
+    @usableFromInline var value: Value
+    @usableFromInline let lock = NSLock()
 
     /// Guards a value.
     public init(_ value: Value) {
@@ -14,6 +15,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -21,7 +21,6 @@ public final class ExchangeStore: Sendable {
     /// The live stream of new exchanges.
     public let events: InspectorEvents
     private let log: BoundedLog<KeptExchange>
-    private let lastID = Locked(0)
     private let redaction: ExchangeRedaction
 
     /// Creates an empty store.
@@ -77,12 +76,10 @@ public final class ExchangeStore: Sendable {
             diagnosis.request.body = nil
             kept.diagnosis = diagnosis
         }
-        let id = lastID.withLock { last in
-            last += 1
-            return last
+        let id = log.append { id in
+            kept.summary.id = id
+            return kept
         }
-        kept.summary.id = id
-        log.append(kept)
         if events.listenerCount > 0 {
             events.publish(event: "exchange", data: String(decoding: Self.compact(shown(kept.summary)), as: UTF8.self), id: id)
         }
