@@ -9,6 +9,12 @@ public struct AdminEndpoints: Sendable {
     /// The path prefix of every admin endpoint.
     public static let prefix = "/__tapedeck/"
 
+    /// Whether a request target sent to the server itself (not inside a tunnel) is for the admin
+    /// API, when that is `enabled` (it is not under `--no-admin`).
+    static func addresses(_ uri: String, enabled: Bool) -> Bool {
+        enabled && uri.hasPrefix(prefix)
+    }
+
     /// The answer of `GET /__tapedeck/health`.
     public struct Health: Sendable, Codable {
         /// Always `ok` when the server answers.

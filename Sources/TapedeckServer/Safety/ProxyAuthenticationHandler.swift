@@ -38,7 +38,7 @@ final class ProxyAuthenticationHandler: ChannelDuplexHandler, RemovableChannelHa
         let part = unwrapInboundIn(data)
         switch (part, state) {
         case (.head(var head), .passing):
-            let toAdmin = adminEnabled && head.uri.hasPrefix(AdminEndpoints.prefix)
+            let toAdmin = AdminEndpoints.addresses(head.uri, enabled: adminEnabled)
             guard credentials.accepts(head.headers.first(name: "Proxy-Authorization"))
                 || (toAdmin && credentials.accepts(head.headers.first(name: "Authorization"))) else {
                 if head.headers[canonicalForm: "Expect"].contains(where: { $0.caseInsensitiveEquals("100-continue") }) {

@@ -23,7 +23,7 @@ public struct IncomingRequest: Sendable {
     }
 
     /// Whether the request is for the admin API (sent straight to the server, not proxied).
-    public var isAdmin: Bool { adminEnabled && tunnelOrigin == nil && head.uri.hasPrefix(AdminEndpoints.prefix) }
+    public var isAdmin: Bool { tunnelOrigin == nil && AdminEndpoints.addresses(head.uri, enabled: adminEnabled) }
 
     /// The core's form of the request, without control headers and hop-by-hop headers.
     public func cassetteRequest() -> CassetteRequest {
