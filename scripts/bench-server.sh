@@ -5,11 +5,13 @@
 #   (c) `tapedeck record --target` in front of the bare server, recording into a cassette,
 #   (d) the same proxy forwarding only (the upstream host passed through, nothing recorded),
 #       which separates the cost of forwarding from the cost of recording,
+#   (e) `tapedeck replay --no-admin` on the 1,000 cassette: the server without the inspector's list,
+#   (f) with BASELINE=/path/to/tapedeck, another build's replay (1,000) and record, for a change's cost,
 # all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a).
 # On a small shared machine one measurement of (a) varies by 10 % or more from run to run, so
 # every server is measured in ROUNDS alternating rounds and compared by its median; each
 # round's own ratios are printed too.
-# Usage: scripts/bench-server.sh [DURATION_SECONDS] [ROUNDS]   (defaults 10 and 3)
+# Usage: [BASELINE=/path/to/tapedeck] scripts/bench-server.sh [DURATION_SECONDS] [ROUNDS]   (defaults 10 and 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
@@ -76,7 +78,7 @@ report() { # NAME LABEL PID BASE_RPS
   echo
 }
 
-echo "== ${CONNECTIONS} keep-alive connections, ${DURATION}s each, wrk -t${THREADS}; ${ROUNDS} rounds of bare, replay, record, forward =="
+echo "== ${CONNECTIONS} keep-alive connections, ${DURATION}s each, wrk -t${THREADS}; ${ROUNDS} rounds of bare, replay, record, forward, replay --no-admin${BASELINE:+, baseline replay and record} =="
 
 start bare "$BENCH_BIN/bare-server"; BARE_PID=$PID; BARE_PORT=$PORT
 start replay1k "$BIN/tapedeck" replay "$WORK/c1k.json"; REPLAY1K_PID=$PID; REPLAY1K_PORT=$PORT
@@ -85,15 +87,27 @@ start record "$BIN/tapedeck" record "$WORK/recorded.json" --target "http://127.0
 RECORD_PID=$PID; RECORD_PORT=$PORT
 start forward "$BIN/tapedeck" record "$WORK/unused.json" --target "http://127.0.0.1:$BARE_PORT" --passthrough-host 127.0.0.1
 FORWARD_PID=$PID; FORWARD_PORT=$PORT
+# Replay without the admin API, so without the inspector's list of the last exchanges: what the
+# server itself costs, apart from what the inspector keeps of every request.
+start noadmin "$BIN/tapedeck" replay "$WORK/c1k.json" --no-admin; NOADMIN_PID=$PID; NOADMIN_PORT=$PORT
+MEASURED=(bare replay1k replay100k record forward noadmin)
+# With BASELINE=/path/to/another/tapedeck, that build replays and records in the same rounds
+# (an older commit's, say), so a change is measured against it on the same machine at the same time.
+if [ -n "${BASELINE:-}" ]; then
+  start basereplay "$BASELINE" replay "$WORK/c1k.json"; BASEREPLAY_PID=$PID; BASEREPLAY_PORT=$PORT
+  start baserecord "$BASELINE" record "$WORK/baseline-recorded.json" --target "http://127.0.0.1:$BARE_PORT"
+  BASERECORD_PID=$PID; BASERECORD_PORT=$PORT
+  MEASURED+=(basereplay baserecord)
+fi
+port_of() { local var="${1^^}_PORT"; echo "${!var}"; }
 # Every server is measured once per round, in turn, so a slow spell of the machine falls on all of them alike.
 for round in $(seq 1 "$ROUNDS"); do
-  load "bare.$round" "http://127.0.0.1:$BARE_PORT/items/500" "$CONNECTIONS" "$DURATION"
-  load "replay1k.$round" "http://127.0.0.1:$REPLAY1K_PORT/items/500" "$CONNECTIONS" "$DURATION"
-  load "replay100k.$round" "http://127.0.0.1:$REPLAY100K_PORT/items/500" "$CONNECTIONS" "$DURATION"
-  load "record.$round" "http://127.0.0.1:$RECORD_PORT/items/500" "$CONNECTIONS" "$DURATION"
-  load "forward.$round" "http://127.0.0.1:$FORWARD_PORT/items/500" "$CONNECTIONS" "$DURATION"
-  bare="$(rps "bare.$round")"
-  echo "  round $round: bare $bare req/s; replay 1k $(ratio "$(rps "replay1k.$round")" "$bare"), 100k $(ratio "$(rps "replay100k.$round")" "$bare"); record $(ratio "$(rps "record.$round")" "$bare"), forward only $(ratio "$(rps "forward.$round")" "$bare")"
+  line=""
+  for name in "${MEASURED[@]}"; do
+    load "$name.$round" "http://127.0.0.1:$(port_of "$name")/items/500" "$CONNECTIONS" "$DURATION"
+    [ "$name" = bare ] || line="$line $name $(ratio "$(rps "$name.$round")" "$(rps "bare.$round")"),"
+  done
+  echo "  round $round: bare $(rps "bare.$round") req/s;${line%,}"
 done
 # The round whose throughput is the median stands for each server.
 median_round() { for round in $(seq 1 "$ROUNDS"); do echo "$(rps "$1.$round") $round"; done | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { print $2 }'; }
@@ -107,7 +121,13 @@ for size in 1k 100k; do
 done
 report "record.$(median_round record)" "tapedeck record --target (median)" "$(rss_mb "$RECORD_PID")" "$BARE_RPS"
 report "forward.$(median_round forward)" "same, forwarding only (median)" "$(rss_mb "$FORWARD_PID")" "$BARE_RPS"
-stop "$FORWARD_PID"
+report "noadmin.$(median_round noadmin)" "tapedeck replay 1k, --no-admin (median)" "$(rss_mb "$NOADMIN_PID")" "$BARE_RPS"
+stop "$FORWARD_PID"; stop "$NOADMIN_PID"
+if [ -n "${BASELINE:-}" ]; then
+  report "basereplay.$(median_round basereplay)" "baseline replay, 1k (median)" "$(rss_mb "$BASEREPLAY_PID")" "$BARE_RPS"
+  report "baserecord.$(median_round baserecord)" "baseline record --target (median)" "$(rss_mb "$BASERECORD_PID")" "$BARE_RPS"
+  stop "$BASEREPLAY_PID"; stop "$BASERECORD_PID"
+fi
 
 echo "== one connection, ${DURATION}s: median latency added by the recording proxy =="
 load bare1 "http://127.0.0.1:$BARE_PORT/items/1" 1 "$DURATION"
