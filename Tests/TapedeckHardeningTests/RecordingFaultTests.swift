@@ -87,7 +87,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         leaving.hangUp()
         let leavingRequests = ["GET \(upstream.base)/hang?wait=client", "GET \(upstream.base)/hang?wait=none"]
-        try await HardeningFixtures.waitUntil {
+        try await waitUntil {
             let log = patient.standardErrorSoFar()
             return leavingRequests.allSatisfy { Self.notRecordedLine(in: log, for: $0) != nil }
         }
@@ -128,7 +128,7 @@ import Testing
         let port = try server.waitUntilListening()
 
         for number in 0..<3 { #expect(try await get(port, "/saved/\(number)").status == 200) }
-        try await HardeningFixtures.waitUntil { (try? paths(in: cassette).count) == 3 }
+        try await waitUntil { (try? paths(in: cassette).count) == 3 }
         #expect(try paths(in: cassette).count == 3)
 
         let filler = disk.fill()
@@ -136,13 +136,13 @@ import Testing
         // block of the spare file the save appends to, and then the save succeeds.
         let padding = "?pad=" + String(repeating: "p", count: 6000)
         for number in 0..<3 { #expect(try await get(port, "/pending/\(number)" + padding).status == 200) }
-        try await HardeningFixtures.waitUntil { server.standardErrorSoFar().contains("cannot save") }
+        try await waitUntil { server.standardErrorSoFar().contains("cannot save") }
         #expect(server.standardErrorSoFar().contains("cannot save"))
         #expect(try paths(in: cassette) == ["/saved/0", "/saved/1", "/saved/2"], "the cassette on disk stays the last valid one")
 
         try FileManager.default.removeItem(at: filler)
         #expect(try await get(port, "/after-space").status == 200)
-        try await HardeningFixtures.waitUntil { (try? paths(in: cassette).count) == 7 }
+        try await waitUntil { (try? paths(in: cassette).count) == 7 }
         #expect(try paths(in: cassette).count == 7, "everything answered while the disk was full is saved once space returns")
         server.signal(SIGINT)
         #expect(server.waitForExit() == 0)

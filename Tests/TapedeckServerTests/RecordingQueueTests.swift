@@ -1,6 +1,7 @@
 import Foundation
 import TapedeckCore
 @testable import TapedeckServer
+import TapedeckTestSupport
 import Testing
 
 /// Where finished exchanges are recorded: light ones at once on the caller's thread, heavy ones
@@ -69,7 +70,7 @@ import Testing
         #expect(entries.allSatisfy { !$0.onCaller })
         // Once the recording thread is idle again (however long a loaded machine takes to get
         // there), light exchanges are recorded at once again.
-        for _ in 0..<1000 where !queue.isIdle { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil { queue.isIdle }
         #expect(queue.isIdle)
         log.adding { queue.add(exchange("light-again")) }
         let last = log.entries.withLock { $0.last }

@@ -12,7 +12,6 @@ public final class BoundedLog<Entry: Sendable>: Sendable {
         @usableFromInline var start = 0
         @usableFromInline var dropped = 0
         @usableFromInline var lastNumber = 0
-        @usableFromInline init(lastNumber: Int = 0) { self.lastNumber = lastNumber }
     }
 
     /// The most entries kept.

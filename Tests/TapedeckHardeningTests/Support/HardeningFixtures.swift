@@ -27,15 +27,6 @@ enum HardeningFixtures {
         return url
     }
 
-    /// Waits until `condition` holds, checking every 50 ms for up to a minute (a loaded machine
-    /// may take seconds for what usually takes milliseconds); the caller then asserts it.
-    static func waitUntil(_ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try !condition(), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
     /// Prints one figure line the hardening script turns into the README table.
     static func report(scenario: String, amount: String, outcome: String, lost: String) {
         print("HARDENING-FIGURE|\(scenario)|\(amount)|\(outcome)|\(lost)")
