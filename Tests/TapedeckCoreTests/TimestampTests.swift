@@ -1,5 +1,5 @@
 import Foundation
-import TapedeckCore
+@testable import TapedeckCore
 import Testing
 
 @Suite struct TimestampTests {
@@ -13,5 +13,44 @@ import Testing
         // Milliseconds are cut, not rounded: the text may be up to 1 ms before `before`.
         #expect(parsed.timeIntervalSince(before) > -0.0015 && after.timeIntervalSince(parsed) > -0.0005)
         #expect(Timestamp.iso8601(before).prefix(16) == text.prefix(16) || Timestamp.iso8601(after).prefix(16) == text.prefix(16))
+    }
+
+    @Test("the calendar is computed as Foundation's formatter computes it, leap days and centuries included")
+    func formatAgreesWithFoundation() {
+        let edges: [Int64] = [
+            0, -1, 86_399, 86_400, 951_782_400, 951_868_800, // 1970; 2000-02-29 and 2000-03-01
+            4_102_444_799, 4_102_444_800, // the end of 2099 and 2100-01-01
+            4_107_456_000, 4_107_542_400, // 2100-02-28 and 2100-03-01 (2100 is not a leap year)
+            -2_208_988_800, 253_402_300_799, // 1900-01-01 and 9999-12-31T23:59:59 (Foundation's calendar is Julian before 1582)
+        ]
+        var generator = SplitMix64(seed: 17)
+        let spread = (0 ..< 2000).map { _ in Int64(generator.next() % 10_000_000_000) - 2_000_000_000 }
+        for seconds in edges + spread {
+            let milliseconds = Int(UInt64(abs(seconds)) % 1000)
+            let date = Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000 + 0.0002)
+            #expect(Timestamp.format(secondsSince1970: seconds, milliseconds: milliseconds) == Timestamp.iso8601(date),
+                    "\(seconds) s")
+        }
+    }
+
+    @Test("days since 1970 become the right civil date on both sides of the epoch")
+    func civilDates() {
+        #expect(CivilDate(daysSince1970: 0) == CivilDate(year: 1970, month: 1, day: 1))
+        #expect(CivilDate(daysSince1970: -1) == CivilDate(year: 1969, month: 12, day: 31))
+        #expect(CivilDate(daysSince1970: 11_016) == CivilDate(year: 2000, month: 2, day: 29))
+        #expect(CivilDate(daysSince1970: 20_783) == CivilDate(year: 2026, month: 11, day: 26))
+    }
+}
+
+/// A small seeded generator, so the spread of instants is the same in every run.
+private struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

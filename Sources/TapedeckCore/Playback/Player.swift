@@ -22,6 +22,8 @@ public final class Player: Sendable {
     private let firstIndexOfCassette: [Int]
     /// The expiry age of each cassette, in days.
     private let expiryDays: [Double?]
+    /// Whether any cassette has an expiry age.
+    private let canExpire: Bool
     private let playCounts = Locked<[String: [Int: Int]]>([:])
 
     /// Creates a player over one or more named cassettes, searched in order.
@@ -43,6 +45,7 @@ public final class Player: Sendable {
         self.cassetteOfIndex = cassetteOfIndex
         self.firstIndexOfCassette = firstIndexOfCassette
         self.expiryDays = cassettes.map { options.expiry.days(for: $0.cassette.meta) }
+        canExpire = expiryDays.contains { $0 != nil }
         self.hooks = hooks
         self.stubs = StubSet(cassettes.flatMap(\.cassette.stubs) + stubs, seed: options.latency.jitter?.seed ?? 0, now: hooks.now)
         self.matcher = Matcher(interactions: interactions, options: options.match)
@@ -80,12 +83,15 @@ public final class Player: Sendable {
             }
             return .unmatched(unmatched)
         }
-        let now = hooks.now()
-        let fresh = candidates.filter { !isExpired($0, now: now) }
-        if fresh.isEmpty, options.expiry.policy != .warn {
-            return .unmatched(diagnosis(for: request, reason: .expired, nearest: candidates.suffix(3).map { ($0, []) }))
+        // Without an expiry age nothing expires: no clock to read, no candidate to filter.
+        let now = canExpire ? hooks.now() : nil
+        var servable = candidates
+        if let now, options.expiry.policy != .warn {
+            servable = candidates.filter { !isExpired($0, now: now) }
+            if servable.isEmpty {
+                return .unmatched(diagnosis(for: request, reason: .expired, nearest: candidates.suffix(3).map { ($0, []) }))
+            }
         }
-        let servable = options.expiry.policy == .warn ? candidates : fresh
         let choice = playCounts.withLock { sessions in
             Self.choose(among: servable, counts: &sessions[session, default: [:]], policy: options.exhaustion)
         }
@@ -100,7 +106,7 @@ public final class Player: Sendable {
             index: choice.index - firstIndexOfCassette[cassetteOfIndex[choice.index]],
             playCount: choice.playCount,
             delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount),
-            isExpired: isExpired(choice.index, now: now)))
+            isExpired: now.map { isExpired(choice.index, now: $0) } ?? false))
     }
 
     /// A stub's answer as a playback: an interaction made of the request and the stub's response.
