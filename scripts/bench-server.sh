@@ -9,8 +9,8 @@
 #   (f) with BASELINE=/path/to/tapedeck, another build's replay (1,000) and record, for a change's cost,
 # all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a).
 # On a small shared machine one measurement of (a) varies by 10 % or more from run to run, so
-# every server is measured in ROUNDS alternating rounds and compared by its median; each
-# round's own ratios are printed too.
+# every server is measured in ROUNDS alternating rounds, each starting one server further along,
+# and compared by its median; each round's own ratios are printed too.
 # Usage: [BASELINE=/path/to/tapedeck] scripts/bench-server.sh [DURATION_SECONDS] [ROUNDS]   (defaults 10 and 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -101,13 +101,21 @@ if [ -n "${BASELINE:-}" ]; then
 fi
 port_of() { local var="${1^^}_PORT"; echo "${!var}"; }
 # Every server is measured once per round, in turn, so a slow spell of the machine falls on all of them alike.
+# Each round starts one place further along the list: a server measured right after a recording run
+# (whose cassette the kernel is still writing out) is a different one each round, not always the same.
+# After each load, `sync` waits for what the recorders wrote, so the next load starts on a quiet machine.
 for round in $(seq 1 "$ROUNDS"); do
   line=""
-  for name in "${MEASURED[@]}"; do
+  count=${#MEASURED[@]}
+  for step in $(seq 0 $((count - 1))); do
+    name="${MEASURED[$(( (round - 1 + step) % count ))]}"
     load "$name.$round" "http://127.0.0.1:$(port_of "$name")/items/500" "$CONNECTIONS" "$DURATION"
+    sync
+  done
+  for name in "${MEASURED[@]}"; do
     [ "$name" = bare ] || line="$line $name $(ratio "$(rps "$name.$round")" "$(rps "bare.$round")"),"
   done
-  echo "  round $round: bare $(rps "bare.$round") req/s;${line%,}"
+  echo "  round $round (from ${MEASURED[$(( (round - 1) % count ))]}): bare $(rps "bare.$round") req/s;${line%,}"
 done
 # The round whose throughput is the median stands for each server.
 median_round() { for round in $(seq 1 "$ROUNDS"); do echo "$(rps "$1.$round") $round"; done | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { print $2 }'; }
