@@ -1,5 +1,5 @@
 // Connector replay benchmark: time per request with a 10- and a 100,000-interaction
-// cassette, the load time of the large one, and a request answered by the 1,000th of 1,000
+// cassette, the small one again with an expiry age, the load time of the large one, and a request answered by the 1,000th of 1,000
 // stubs against the same request answered by a recording. Run in release mode:
 //
 //     swift run -c release --package-path Benchmarks tapedeck-bench [--requests N]
@@ -71,6 +71,12 @@ let smallTime = try await timePerRequest(small, positions: Array(0..<10), reques
 let largeTime = try await timePerRequest(large, positions: (0..<10).map { $0 * 10_000 + 7 }, requests: requests)
 let spreadTime = try await timePerRequest(large, positions: (0..<1000).map { $0 * 100 + 3 }, requests: requests)
 
+// The small cassette with an expiry age (none of it expired): what checking each answer's age costs.
+var expiring = PlaybackOptions()
+expiring.expiry = ExpiryOptions(days: 36_500, policy: .error)
+let expiryTime = try await timePerRequest(CassetteConnector(cassette: makeCassette(count: 10), name: "expiring", options: expiring),
+                                          positions: Array(0..<10), requests: requests)
+
 // Stubs are consulted only on a recording miss, through an index by method and first path
 // segment: a request answered by the last of 1,000 stubs, against one answered by a recording.
 let stubs = (0..<1000).map { number in
@@ -97,6 +103,7 @@ print("Tapedeck connector benchmark (\(requests) requests each, release build)")
 print(String(format: "  replay, 10 interactions:        %8.2f µs/request  (baseline, 1.00)", smallTime))
 print(String(format: "  replay, 100,000 interactions:   %8.2f µs/request  (%.2f × the 10-interaction cassette, same 10 requests)", largeTime, largeTime / smallTime))
 print(String(format: "  same, 1,000 distinct requests:  %8.2f µs/request  (%.2f ×)", spreadTime, spreadTime / smallTime))
+print(String(format: "  same 10, with an expiry age:    %8.2f µs/request  (%.2f ×)", expiryTime, expiryTime / smallTime))
 print(String(format: "  load, 100,000 interactions:     %8.3f s  (%.1f MB cassette: parse %.3f s, index %.3f s)",
              seconds(loadTime), Double(largeSize) / 1e6, seconds(parseTime), seconds(loadTime - parseTime)))
 print(String(format: "  answered by a recording:        %8.2f µs/request  (baseline for stubs, 1.00)", recordedTime))

@@ -32,7 +32,14 @@ public struct ExpiryOptions: Sendable, Hashable {
 
     /// Whether an interaction recorded at `recordedAt` is older than `days` at `now`.
     public static func isExpired(recordedAt: String?, days: Double?, now: Date) -> Bool {
-        guard let days, let recordedAt, let recorded = parse(recordedAt) else { return false }
+        guard days != nil else { return false }
+        return isExpired(recorded: recordedAt.flatMap(parse), days: days, now: now)
+    }
+
+    /// Whether an interaction recorded at `recorded` (its `recordedAt` as read by ``parse(_:)``) is
+    /// older than `days` at `now`.
+    static func isExpired(recorded: Date?, days: Double?, now: Date) -> Bool {
+        guard let days, let recorded else { return false }
         return now.timeIntervalSince(recorded) > days * 86_400
     }
 

@@ -24,6 +24,9 @@ public final class Player: Sendable {
     private let expiryDays: [Double?]
     /// Whether any cassette has an expiry age.
     private let canExpire: Bool
+    /// When each interaction was recorded, read once at load in the cassettes with an expiry age
+    /// (nil in the others); empty when no cassette has one.
+    private let recordedDates: [Date?]
     private let playCounts = Locked<[String: [Int: Int]]>([:])
 
     /// Creates a player over one or more named cassettes, searched in order.
@@ -44,8 +47,12 @@ public final class Player: Sendable {
         self.cassetteNames = cassettes.map(\.name)
         self.cassetteOfIndex = cassetteOfIndex
         self.firstIndexOfCassette = firstIndexOfCassette
-        self.expiryDays = cassettes.map { options.expiry.days(for: $0.cassette.meta) }
+        let expiryDays = cassettes.map { options.expiry.days(for: $0.cassette.meta) }
+        self.expiryDays = expiryDays
         canExpire = expiryDays.contains { $0 != nil }
+        recordedDates = !canExpire ? [] : zip(interactions, cassetteOfIndex).map { interaction, cassette in
+            expiryDays[cassette] == nil ? nil : interaction.recordedAt.flatMap(ExpiryOptions.parse)
+        }
         self.hooks = hooks
         self.stubs = StubSet(cassettes.flatMap(\.cassette.stubs) + stubs, seed: options.latency.jitter?.seed ?? 0, now: hooks.now)
         self.matcher = Matcher(interactions: interactions, options: options.match)
@@ -132,7 +139,7 @@ public final class Player: Sendable {
 
     /// Whether the interaction at a global index is older than its cassette's expiry age.
     private func isExpired(_ index: Int, now: Date) -> Bool {
-        ExpiryOptions.isExpired(recordedAt: interactions[index].recordedAt, days: expiryDays[cassetteOfIndex[index]], now: now)
+        ExpiryOptions.isExpired(recorded: recordedDates[index], days: expiryDays[cassetteOfIndex[index]], now: now)
     }
 
     /// Picks the interaction to serve and counts the play; nil when exhausted under `error`.
