@@ -1,6 +1,7 @@
 // Connector replay benchmark: time per request with a 10- and a 100,000-interaction
-// cassette, the small one again with an expiry age, the load time of the large one, and a request answered by the 1,000th of 1,000
-// stubs against the same request answered by a recording. Run in release mode:
+// cassette, the small one again with an expiry age, the load time of the large one, and a
+// request answered by the 1,000th of 1,000 stubs against the same request answered by a
+// recording. Run in release mode:
 //
 //     swift run -c release --package-path Benchmarks tapedeck-bench [--requests N]
 //

@@ -137,7 +137,8 @@ public final class Player: Sendable {
             .map { RuleFailure(rule: .custom($0.name), difference: "the custom rule \"\($0.name)\" rejected it") }
     }
 
-    /// Whether the interaction at a global index is older than its cassette's expiry age.
+    /// Whether the interaction at a global index is older than its cassette's expiry age; asked
+    /// only when some cassette has one (``canExpire``), so the recorded dates were read.
     private func isExpired(_ index: Int, now: Date) -> Bool {
         ExpiryOptions.isExpired(recorded: recordedDates[index], days: expiryDays[cassetteOfIndex[index]], now: now)
     }

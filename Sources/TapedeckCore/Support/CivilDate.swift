@@ -6,13 +6,10 @@ struct CivilDate: Equatable {
     var year: Int
     var month: Int
     var day: Int
+}
 
-    init(year: Int, month: Int, day: Int) {
-        self.year = year
-        self.month = month
-        self.day = day
-    }
-
+extension CivilDate {
+    /// The day `daysSince1970` days after 1970-01-01 (before it, when negative).
     init(daysSince1970: Int64) {
         let shifted = daysSince1970 + 719_468 // days from 0000-03-01 to 1970-01-01
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
