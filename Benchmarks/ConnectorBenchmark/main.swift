@@ -1,7 +1,8 @@
 // Connector replay benchmark: time per request with a 10- and a 100,000-interaction
 // cassette, the small one again with an expiry age, the load time of the large one, and a
 // request answered by the 1,000th of 1,000 stubs against the same request answered by a
-// recording. Run in release mode:
+// recording; and the piecewise JSON redaction of a large recorded body against hashing the same
+// bytes. Run in release mode:
 //
 //     swift run -c release --package-path Benchmarks tapedeck-bench [--requests N]
 //
@@ -100,6 +101,28 @@ let recordedTime = try await timePerRequest(stubbed, positions: [0], requests: r
 let stubTime = try await timeRequests(lastStub, on: stubbed)
 let fewStubTime = try await timeRequests(lastStub, on: fewStubs)
 
+// A JSON body past the whole-read limit is redacted piece by piece as its side file is installed,
+// a pass over the bytes like the SHA-256 that names the file: 64 MiB in 1 MiB pieces, each timed.
+let jsonPieces: [Data] = {
+    var document = #"{"access_token": "secret", "items": ["#
+    let item = #"{"id": 12345, "name": "item", "text": "lorem ipsum dolor sit amet, \"quoted\" [and] {braced}", "ok": true}, "#
+    document += String(repeating: item, count: (64 << 20) / item.utf8.count) + #"{}], "password": "secret"}"#
+    let bytes = Data(document.utf8)
+    return stride(from: 0, to: bytes.count, by: 1 << 20).map { bytes[$0..<min($0 + (1 << 20), bytes.count)] }
+}()
+let jsonBytes = Double(jsonPieces.reduce(0) { $0 + $1.count })
+let hashStart = clock.now
+var hash = SHA256()
+for piece in jsonPieces { hash.update(piece) }
+let digest = hash.finalize()
+let hashTime = seconds(hashStart.duration(to: clock.now))
+let redactStart = clock.now
+guard var redaction = Redactor().streamingRedaction(contentType: "application/json") else { fatalError("no JSON redaction") }
+var redactedBytes = 0
+for piece in jsonPieces { redactedBytes += try redaction.update(piece).count }
+redactedBytes += try redaction.finish().count
+let redactTime = seconds(redactStart.duration(to: clock.now))
+
 print("Tapedeck connector benchmark (\(requests) requests each, release build)")
 print(String(format: "  replay, 10 interactions:        %8.2f µs/request  (baseline, 1.00)", smallTime))
 print(String(format: "  replay, 100,000 interactions:   %8.2f µs/request  (%.2f × the 10-interaction cassette, same 10 requests)", largeTime, largeTime / smallTime))
@@ -110,4 +133,8 @@ print(String(format: "  load, 100,000 interactions:     %8.3f s  (%.1f MB casset
 print(String(format: "  answered by a recording:        %8.2f µs/request  (baseline for stubs, 1.00)", recordedTime))
 print(String(format: "  answered by stub 10 of 10:      %8.2f µs/request  (%.2f × the recording, templated body)", fewStubTime, fewStubTime / recordedTime))
 print(String(format: "  answered by stub 1,000 of 1,000: %7.2f µs/request  (%.2f × the recording, %.2f × 10 stubs)", stubTime, stubTime / recordedTime, stubTime / fewStubTime))
+print(String(format: "  SHA-256 of 64 MiB of JSON:       %8.0f MB/s  (baseline for redaction, 1.00)", jsonBytes / hashTime / 1e6)
+      + ", digest \(digest.hexadecimal.prefix(8))…")
+print(String(format: "  JSON redaction piece by piece:   %7.0f MB/s  (%.2f × the hash's time; %d bytes out)", jsonBytes / redactTime / 1e6,
+             redactTime / hashTime, redactedBytes))
 print("  goals: < 10 µs/request; large within 1.5 × small; load < 2 s; stubs near a recording")

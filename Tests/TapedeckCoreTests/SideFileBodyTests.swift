@@ -87,6 +87,42 @@ struct SideFileBodyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["\(sideFile.digest).bin"])
     }
 
+    @Test("a spooled JSON body is redacted before it is named, decoded first when gzip; nothing unredacted stays")
+    func spoolRedactsJSON() throws {
+        let json = Data(#"{"access_token": "tok-1", "items": [{"password": "pw-2", "id": 7}], "note": "kept"}"#.utf8)
+        let expected = Data(#"{"access_token": "<redacted>", "items": [{"password": "<redacted>", "id": 7}], "note": "kept"}"#.utf8)
+        for encoding in [nil, "gzip"] {
+            let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+            let spool = try SideFileSpool(folder: folder, redacting: Redactor().streamingRedaction(contentType: "application/json"))
+            let received = try encoding == nil ? json : ContentCoding.gzip.encode(json)
+            for start in stride(from: 0, to: received.count, by: 9) { try spool.append(received[start..<min(start + 9, received.count)]) }
+            let body = try spool.install(contentEncoding: encoding)
+            let sideFile = try #require(body.file)
+            #expect(try sideFile.contents() == expected)
+            #expect(sideFile.digest == SHA256.hash(expected).hexadecimal)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["\(sideFile.digest).bin"])
+        }
+    }
+
+    @Test("a spooled body to redact that is not JSON is kept as it came, as a body redacted whole is")
+    func spoolKeepsWhatIsNotJSON() throws {
+        let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+        let spool = try SideFileSpool(folder: folder, redacting: Redactor().streamingRedaction(contentType: "application/json"))
+        try spool.append(large)
+        let body = try spool.install(contentEncoding: nil)
+        #expect(try #require(body.file).contents() == large)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+    }
+
+    @Test("only JSON under JSON-path rules is redacted piece by piece")
+    func streamingRedactionIsForJSON() {
+        #expect(Redactor().streamingRedaction(contentType: "application/json; charset=utf-8") != nil)
+        #expect(Redactor().streamingRedaction(contentType: "application/vnd.api+json") != nil)
+        #expect(Redactor().streamingRedaction(contentType: "application/octet-stream") == nil)
+        #expect(Redactor().streamingRedaction(contentType: nil) == nil)
+        #expect(Redactor(rules: .none).streamingRedaction(contentType: "application/json") == nil)
+    }
+
     @Test("a spooled body that does not decode is kept as received and marked encoded")
     func spoolKeepsUndecodableBody() throws {
         let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
@@ -132,12 +168,12 @@ struct SideFileBodyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path) == [sideFile.lastPathComponent])
     }
 
-    @Test("a side-file body written into a cassette is its file, not its bytes; redaction leaves it alone")
+    @Test("a side-file body written into a cassette is its file, not its bytes; one that is not JSON is kept as it came")
     func recordedSideFileBody() throws {
         let folder = try makeTemporaryDirectory()
         let file = folder.appendingPathComponent("rec.json")
         let recorder = try Recorder(file: file, mode: .all, codec: codec, flushDelay: .milliseconds(10))
-        let spool = try #require(try recorder.spoolForLargeBody())
+        let spool = try #require(try recorder.spoolForLargeBody(contentType: "application/json"))
         try spool.append(large)
         let body = try spool.install(contentEncoding: nil)
         var response = CassetteResponse(status: 200, body: body)

@@ -114,6 +114,38 @@ import Testing
         print("LARGE-BODY gzip \(pattern.size >> 20) MiB: record peak \(recordedPeak / 1024) MiB, replay peak \(replayedPeak / 1024) MiB")
     }
 
+    /// A JSON body past ``Body/wholeReadLimit`` (the most redaction reads whole) is redacted piece by
+    /// piece as its side file is installed (SPEC 7 and 8a): the client gets the secrets, the cassette
+    /// never does, and everything else in the body is kept byte for byte.
+    @Test func largeJSONBodyIsRedactedInItsSideFile() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await LargeBodyUpstream.start()
+        defer { Task { await upstream.stop() } }
+        let size = Body.wholeReadLimit + (HardeningFixtures.heavy ? 224 << 20 : 1 << 20)
+        let cassette = directory.appending(path: "json.json")
+        let downloaded = directory.appending(path: "downloaded.json")
+
+        let (status, recordedPeak) = try await Self.record("/large-json/\(size)", from: upstream, into: cassette, to: downloaded)
+        #expect(status == "200")
+        let received = try Data(contentsOf: downloaded)
+        #expect(received.count > size)
+        #expect(received.occurrences(of: LargeJSONDocument.firstSecret) == 1 && received.occurrences(of: LargeJSONDocument.lastSecret) == 1)
+
+        let file = try #require(try CassetteCodec().load(cassette).interactions.first?.response.body.file)
+        let stored = try Data(contentsOf: file.url)
+        let expected = received
+            .replacing(Data(#""\#(LargeJSONDocument.firstSecret)""#.utf8), with: Data(#""<redacted>""#.utf8))
+            .replacing(Data(#""\#(LargeJSONDocument.lastSecret)""#.utf8), with: Data(#""<redacted>""#.utf8))
+        #expect(stored.occurrences(of: LargeJSONDocument.firstSecret) == 0 && stored.occurrences(of: LargeJSONDocument.lastSecret) == 0)
+        #expect(stored == expected, "the side file is the body with the two secrets redacted and nothing else changed")
+        #expect(try Curl.sha256(of: file.url) == file.digest)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.url.deletingLastPathComponent().path)
+        #expect(leftovers == [file.url.lastPathComponent], "no unredacted file stays beside it")
+        #expect(recordedPeak < Self.memoryLimitKiB, "recording peaked at \(recordedPeak) KiB")
+        print("LARGE-BODY json \(size >> 20) MiB: redacted in its side file, record peak \(recordedPeak / 1024) MiB")
+    }
+
     @Test func clientLeavingMidBodyLeavesNoSideFileAndRecorderRuns() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -58,6 +58,36 @@ struct RedactTests {
         #expect(CassetteLinter().lint(file: file) == [])
     }
 
+    @Test("tapedeck redact leaves no unredacted side file behind: the one it rewrote is removed, the others kept")
+    func commandRemovesTheSideFileItRewrote() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("c.json")
+        let padding = String(repeating: "p", count: 4096)
+        let secretBody = #"{"password": "hunter2-side", "padding": "\#(padding)"}"#
+        let plainBody = #"{"name": "kept", "padding": "\#(padding)"}"#
+        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"), interactions: [
+            Interactions.postJSON("http://h/login", body: "{}", answer: secretBody),
+            Interactions.postJSON("http://h/plain", body: "{}", answer: plainBody),
+        ]), to: file)
+        let bodies = folder.appendingPathComponent("c.bodies")
+        let before = try FileManager.default.contentsOfDirectory(atPath: bodies.path)
+        #expect(before.count == 2)
+
+        let result = try ToolingTestSupport.tapedeck("redact", file.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("removed"))
+        let after = try FileManager.default.contentsOfDirectory(atPath: bodies.path)
+        for name in after {
+            let holdsSecret = try String(contentsOf: bodies.appendingPathComponent(name), encoding: .utf8).contains("hunter2-side")
+            #expect(!holdsSecret, "\(name) still holds the secret")
+        }
+        let loaded = try CassetteCodec().load(file)
+        #expect(try #require(loaded.interactions[0].response.body.text).contains(Redactor.placeholder))
+        #expect(loaded.interactions[1].response.body.text == plainBody)
+        let kept = try #require(loaded.interactions[1].response.body.file, "the body nothing redacts stays in its side file")
+        #expect(before.contains(kept.url.lastPathComponent) && after.contains(kept.url.lastPathComponent))
+    }
+
     @Test("when one cassette does not load, tapedeck redact writes none of them and exits 2")
     func commandWritesNothingOnBadInput() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

@@ -11,7 +11,9 @@ struct RedactCommand: ParsableCommand {
         discussion: """
         Every cassette is read first; if any does not load, nothing is written. Each changed cassette is \
         replaced in one rename, so an interrupted run leaves the old or the new file, never half of one. \
-        Prints each change (interactions[2]: request header Authorization).
+        Prints each change (interactions[2]: request header Authorization). A side-file body the rules \
+        rewrite gets a new, redacted side file, and the old one, which still holds the secrets, is removed \
+        once the cassette is saved.
         """)
 
     @Argument(help: "The cassette files.")
@@ -43,6 +45,10 @@ struct RedactCommand: ParsableCommand {
                 } else {
                     try files.save(redacted, to: URL(fileURLWithPath: path))
                     print("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") written")
+                    for replaced in CassetteRedaction.replacedSideFiles(from: cassette, to: redacted) {
+                        try? FileManager.default.removeItem(at: replaced)
+                        print("\(path): removed \(replaced.lastPathComponent), the side file as it was before redaction")
+                    }
                 }
             }
         } catch {

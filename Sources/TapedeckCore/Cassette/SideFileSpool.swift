@@ -5,10 +5,13 @@ import Foundation
 ///
 /// ``append(_:)`` takes the bytes as received (cheap: one write). ``install(contentEncoding:)``,
 /// called once the exchange is complete and off the event loop, decodes a gzip or deflate body
-/// piece by piece (``ContentCodingStream``), hashes it (``SHA256``), flushes it to disk and
-/// renames it to `<sha256>.bin`: a side file has its final name only when it is whole, and a
-/// cassette names it only after that. ``discard()`` (or dropping the spool) removes the temporary
-/// file of an exchange that is not recorded (the client or the upstream left mid-body).
+/// piece by piece (``ContentCodingStream``), redacts it piece by piece when the spool was given a
+/// ``JSONStreamRedactor``, hashes it (``SHA256``), flushes it to disk and renames it to
+/// `<sha256>.bin`: a side file has its final name only when it is whole and redacted, and a
+/// cassette names it only after that. (Until then the hidden temporary file holds the body as it
+/// came; one a killed run left is removed by the next recording into the folder.) ``discard()``
+/// (or dropping the spool) removes the temporary file of an exchange that is not recorded (the
+/// client or the upstream left mid-body).
 public final class SideFileSpool: Sendable {
     private struct State {
         var handle: FileHandle?
@@ -21,11 +24,16 @@ public final class SideFileSpool: Sendable {
     public let folder: URL
     /// The temporary file receiving the bytes.
     let temporary: URL
+    /// What redacts the body before it gets its name, if anything does.
+    private let redaction: JSONStreamRedactor?
     private let state: Locked<State>
 
     /// Creates the bodies folder when needed and a new temporary file in it.
-    public init(folder: URL) throws(SideFileError) {
+    ///
+    /// - Parameter redaction: applied to the body (decoded) when it is installed.
+    public init(folder: URL, redacting redaction: JSONStreamRedactor? = nil) throws(SideFileError) {
         self.folder = folder
+        self.redaction = redaction
         temporary = Self.temporaryName(in: folder)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -63,19 +71,29 @@ public final class SideFileSpool: Sendable {
     }
 
     /// Makes the bytes received a side file: decoded when `contentEncoding` is gzip or deflate (kept
-    /// as received and marked ``Body/isEncoded`` when they do not decode), named by their SHA-256,
-    /// on disk. Returns the body that refers to it.
+    /// as received and marked ``Body/isEncoded`` when they do not decode), redacted when the spool
+    /// has a redaction (kept unredacted when they are not JSON, as a body redacted whole is), named
+    /// by their SHA-256, on disk. Returns the body that refers to it.
     public func install(contentEncoding: String?) throws(SideFileError) -> Body {
         let received = try close()
         defer { discard() }
         let coding = ContentCoding(header: contentEncoding)
-        if let coding, let decoded = try? Self.decode(received, coding: coding, in: folder) {
-            defer { try? FileManager.default.removeItem(at: decoded.url) }
-            return Body(file: try Self.seal(decoded.url, digest: decoded.digest, size: decoded.size, in: folder))
+        let decoded = coding.flatMap { coding in
+            let stream = ContentCodingStream(coding, direction: .decode)
+            return try? Self.rewrite(received, in: folder, update: stream.update, finish: stream.finish)
         }
-        let digest = try Self.digest(of: received)
-        var body = Body(file: try Self.seal(temporary, digest: digest, size: received.size, in: folder))
-        body.isEncoded = coding != nil
+        defer { if let decoded { try? FileManager.default.removeItem(at: decoded.file.url) } }
+        let isEncoded = coding != nil && decoded == nil
+        if var redaction, !isEncoded,
+           let redacted = try? Self.rewrite(decoded?.file ?? received, in: folder,
+                                            update: { try redaction.update($0) }, finish: { try redaction.finish() }) {
+            defer { try? FileManager.default.removeItem(at: redacted.file.url) }
+            return Body(file: try Self.seal(redacted.file.url, digest: redacted.digest, size: redacted.file.size, in: folder))
+        }
+        let plain: Rewritten
+        if let decoded { plain = decoded } else { plain = Rewritten(file: received, digest: try Self.digest(of: received)) }
+        var body = Body(file: try Self.seal(plain.file.url, digest: plain.digest, size: plain.file.size, in: folder))
+        body.isEncoded = isEncoded
         return body
     }
 
@@ -116,9 +134,16 @@ public final class SideFileSpool: Sendable {
         return BodyFile(url: temporary, size: size)
     }
 
-    /// Decodes `received` into a new temporary file, hashing the decoded bytes.
-    private static func decode(_ received: BodyFile, coding: ContentCoding,
-                               in folder: URL) throws -> (url: URL, digest: String, size: Int) {
+    /// A temporary file and the SHA-256 of its bytes.
+    private struct Rewritten {
+        let file: BodyFile
+        let digest: String
+    }
+
+    /// Writes `source` through `update` and `finish` (a decoder, a redactor) into a new temporary
+    /// file, hashing what is written; removes it again when they throw.
+    private static func rewrite(_ source: BodyFile, in folder: URL, update: (Data) throws -> Data,
+                                finish: () throws -> Data) throws -> Rewritten {
         let url = temporaryName(in: folder)
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw SideFileError.unreadable(url.path, "cannot create the file")
@@ -126,18 +151,17 @@ public final class SideFileSpool: Sendable {
         do {
             let output = try FileHandle(forWritingTo: url)
             defer { try? output.close() }
-            let stream = ContentCodingStream(coding, direction: .decode)
             var hash = SHA256()
             var size = 0
-            func write(_ plain: Data) throws {
-                guard !plain.isEmpty else { return }
-                hash.update(plain)
-                size += plain.count
-                try output.write(contentsOf: plain)
+            func write(_ bytes: Data) throws {
+                guard !bytes.isEmpty else { return }
+                hash.update(bytes)
+                size += bytes.count
+                try output.write(contentsOf: bytes)
             }
-            try received.read { piece in try write(try stream.update(piece)) }
-            try write(try stream.finish())
-            return (url, hash.finalize().hexadecimal, size)
+            try source.read { piece in try write(try update(piece)) }
+            try write(try finish())
+            return Rewritten(file: BodyFile(url: url, size: size), digest: hash.finalize().hexadecimal)
         } catch {
             try? FileManager.default.removeItem(at: url)
             throw error

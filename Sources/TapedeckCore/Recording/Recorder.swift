@@ -82,20 +82,23 @@ public final class Recorder: Sendable {
         }
     }
 
-    /// Where a response body being received goes once it grows past ``sideFileThreshold``: a new
-    /// ``SideFileSpool`` in the cassette's bodies folder, so a large download is recorded as it
-    /// passes instead of in memory. Nil when this recorder does not record.
-    public func spoolForLargeBody() throws(SideFileError) -> SideFileSpool? {
+    /// Where a response body of `contentType` being received goes once it grows past its
+    /// ``spoolingThreshold(contentType:)``: a new ``SideFileSpool`` in the cassette's bodies folder,
+    /// so a large download is recorded as it passes instead of in memory, redacted piece by piece
+    /// when redaction rules name places in it (``Redactor/streamingRedaction(contentType:)``).
+    /// Nil when this recorder does not record.
+    public func spoolForLargeBody(contentType: String?) throws(SideFileError) -> SideFileSpool? {
         guard let folder = writer?.bodiesFolder else { return nil }
-        return try SideFileSpool(folder: folder)
+        return try SideFileSpool(folder: folder, redacting: redactor.streamingRedaction(contentType: contentType))
     }
 
     /// How many bytes of a response body of `contentType` are received in memory before it goes to
     /// a side file as it passes: ``sideFileThreshold``, or ``Body/wholeReadLimit`` for a body that
     /// redaction or a secret may rewrite (JSON under JSON-path rules, any body when secrets are
-    /// set), so that it is redacted before any of it is written. Larger ones are not redacted.
+    /// set), so that it is redacted whole before any of it is written. A larger JSON body is
+    /// redacted piece by piece as its side file is installed; secrets are not searched for in it.
     public func spoolingThreshold(contentType: String?) -> Int {
-        let mayBeRewritten = !secrets.isEmpty || (!redactor.rules.jsonPaths.isEmpty && BodyKind(contentType: contentType) == .json)
+        let mayBeRewritten = !secrets.isEmpty || redactor.rewritesJSON(contentType: contentType)
         return mayBeRewritten ? max(sideFileThreshold, Body.wholeReadLimit) : sideFileThreshold
     }
 

@@ -43,6 +43,17 @@ public struct Redactor: Sendable {
         return (result, changes)
     }
 
+    /// The piecewise redaction for a body of `contentType` too large to redact whole (a side file
+    /// past ``Body/wholeReadLimit``): JSON under JSON-path rules; nil for any other body.
+    public func streamingRedaction(contentType: String?) -> JSONStreamRedactor? {
+        rewritesJSON(contentType: contentType) ? JSONStreamRedactor(paths: rules.jsonPaths) : nil
+    }
+
+    /// Whether the rules may rewrite a body of `contentType`: JSON, when there are JSON-path rules.
+    public func rewritesJSON(contentType: String?) -> Bool {
+        !rules.jsonPaths.isEmpty && BodyKind(contentType: contentType) == .json
+    }
+
     /// Whether a JSON body may hold a member one of the paths ends in: a cheap byte search
     /// that spares parsing bodies with no such key. Escaped text (`\u`) is always parsed.
     private func mayNameAMember(_ data: Data) -> Bool {
@@ -93,7 +104,8 @@ public struct Redactor: Sendable {
     }
 
     private func redactBody(_ body: inout Body, contentType: String?, side: String, changes: inout [String]) {
-        // A side file past the whole-read limit (a large download) is left as it is.
+        // A side file past the whole-read limit (a large download) was redacted as it was saved
+        // (``streamingRedaction(contentType:)``, ``SideFileSpool``), or is left as it is.
         guard !body.isEmpty, body.isReadableWhole else { return }
         switch BodyKind(contentType: contentType) {
         case .json:

@@ -6,18 +6,18 @@ import TapedeckCore
 struct LargeBodySpooling: Sendable {
     /// Bodies of a content type longer than this many bytes (as received) go to a spool.
     let threshold: @Sendable (_ contentType: String?) -> Int
-    /// Starts a spool in the cassette's bodies folder; nil when there is nowhere to put one.
-    let start: @Sendable () throws(SideFileError) -> SideFileSpool?
+    /// Starts a spool for a body of a content type in the cassette's bodies folder; nil when there is nowhere to put one.
+    let start: @Sendable (_ contentType: String?) throws(SideFileError) -> SideFileSpool?
 
     /// Spools into `recorder`'s cassette's bodies folder, past its side-file threshold.
     init(recorder: Recorder) {
         threshold = { recorder.spoolingThreshold(contentType: $0) }
-        start = { () throws(SideFileError) in try recorder.spoolForLargeBody() }
+        start = { contentType throws(SideFileError) in try recorder.spoolForLargeBody(contentType: contentType) }
     }
 
     /// Spools past `threshold` with `start`.
     init(threshold: Int, start: @escaping @Sendable () throws(SideFileError) -> SideFileSpool?) {
         self.threshold = { _ in threshold }
-        self.start = start
+        self.start = { _ throws(SideFileError) in try start() }
     }
 }

@@ -147,7 +147,8 @@ final class UpstreamExchange {
                 return
             }
             response.body.append(copying: buffer)
-            guard let spooling, response.body.count > spooling.threshold(response.headers["Content-Type"]), let spool = try spooling.start() else { return }
+            let contentType = response.headers["Content-Type"]
+            guard let spooling, response.body.count > spooling.threshold(contentType), let spool = try spooling.start(contentType) else { return }
             response.spool = spool
             try spool.append(response.body)
             response.body = Data()

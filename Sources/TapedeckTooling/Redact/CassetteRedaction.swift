@@ -1,3 +1,4 @@
+import Foundation
 import TapedeckCore
 
 /// Applies the core ``Redactor`` to every interaction of a cassette and says what changed where.
@@ -20,5 +21,15 @@ public struct CassetteRedaction: Sendable {
             changes += changed.map { "interactions[\(index)]: \($0)" }
         }
         return (result, changes)
+    }
+
+    /// The side files `original` names and `redacted` no longer does: the bodies as they were
+    /// before a redaction rewrote them, which still hold the secrets and are removed once the
+    /// redacted cassette is saved.
+    public static func replacedSideFiles(from original: Cassette, to redacted: Cassette) -> [URL] {
+        func sideFiles(_ cassette: Cassette) -> Set<URL> {
+            Set(cassette.interactions.flatMap { [$0.request.body.file?.url, $0.response.body.file?.url].compactMap { $0 } })
+        }
+        return sideFiles(original).subtracting(sideFiles(redacted)).sorted { $0.path < $1.path }
     }
 }

@@ -41,10 +41,48 @@ struct LargeBodyPattern: Sendable {
     }
 }
 
+/// A generated JSON document of a given size or a little more: a secret in its first member and
+/// one in its last (`access_token` and `password`, which the default rules redact), and between
+/// them an array of small objects whose strings hold quotes, braces and brackets. Generated in
+/// pieces, never stored.
+struct LargeJSONDocument: Sendable {
+    static let firstSecret = "first-secret-4f1d"
+    static let lastSecret = "last-secret-9c2e"
+    static let head = #"{"access_token": ""# + firstSecret + #"", "items": ["#
+    static let tail = #"{}], "password": ""# + lastSecret + #""}"#
+
+    /// The document's size at least; the items end at the first whole one past it.
+    let size: Int
+
+    /// The document in pieces of about 64 KiB, in order.
+    func pieces() -> some Sequence<Data> {
+        var written = 0
+        var item = 0
+        var finished = false
+        return AnySequence {
+            AnyIterator { () -> Data? in
+                guard !finished else { return nil }
+                var piece = written == 0 ? Self.head : ""
+                while piece.utf8.count < 64 * 1024 && written + piece.utf8.count < size {
+                    piece += #"{"id": \#(item), "text": "item \#(item): \"quoted\" {braced} [bracketed], ok"}, "#
+                    item += 1
+                }
+                if written + piece.utf8.count >= size {
+                    piece += Self.tail
+                    finished = true
+                }
+                written += piece.utf8.count
+                return Data(piece.utf8)
+            }
+        }
+    }
+}
+
 /// A real upstream on 127.0.0.1 that streams generated large bodies as fast as the reader takes
 /// them (never more than the socket's buffers ahead): `GET /large/N` answers N bytes of
 /// ``LargeBodyPattern`` with a Content-Length, `GET /large-gzip/N` the same bytes gzip-encoded on the
-/// fly (chunked); anything else answers a small text body.
+/// fly (chunked), `GET /large-json/N` a ``LargeJSONDocument`` of at least N bytes (chunked);
+/// anything else answers a small text body.
 final class LargeBodyUpstream: Sendable {
     /// The port it listens on.
     let port: Int
@@ -88,6 +126,8 @@ private final class LargeBodyHandler: ChannelInboundHandler {
         let pattern: LargeBodyPattern
         var next = 0
         let gzip: ContentCodingStream?
+        /// The pieces of a JSON document, sent instead of the pattern.
+        var json: AnyIterator<Data>?
     }
 
     private var sending: Sending?
@@ -95,7 +135,7 @@ private final class LargeBodyHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
         let parts = head.uri.split(separator: "/")
-        guard parts.count == 2, parts[0] == "large" || parts[0] == "large-gzip", let size = Int(parts[1]) else {
+        guard parts.count == 2, ["large", "large-gzip", "large-json"].contains(parts[0]), let size = Int(parts[1]) else {
             let body = ByteBuffer(string: "small \(head.uri)")
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok,
                                                                  headers: ["Content-Length": "\(body.readableBytes)"]))), promise: nil)
@@ -104,6 +144,14 @@ private final class LargeBodyHandler: ChannelInboundHandler {
             return
         }
         let gzip = parts[0] == "large-gzip"
+        if parts[0] == "large-json" {
+            let headers: HTTPHeaders = ["Content-Type": "application/json", "Transfer-Encoding": "chunked"]
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            sending = Sending(pattern: LargeBodyPattern(size: 0), gzip: nil,
+                              json: AnyIterator(LargeJSONDocument(size: size).pieces().makeIterator()))
+            writeMore(context: context)
+            return
+        }
         var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
         if gzip {
             headers.add(name: "Content-Encoding", value: "gzip")
@@ -123,6 +171,15 @@ private final class LargeBodyHandler: ChannelInboundHandler {
 
     private func writeMore(context: ChannelHandlerContext) {
         while var current = sending, context.channel.isWritable {
+            if let json = current.json {
+                guard let piece = json.next() else {
+                    sending = nil
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                    return
+                }
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: piece)))), promise: nil)
+                continue
+            }
             if current.next == current.pattern.pieceCount {
                 sending = nil
                 if let gzip = current.gzip, let last = try? gzip.finish(), !last.isEmpty {
