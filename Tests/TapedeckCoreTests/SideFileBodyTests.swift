@@ -104,6 +104,26 @@ struct SideFileBodyTests {
         }
     }
 
+    @Test("a spooled body has the secrets' values replaced, JSON or not, and is redacted as well when it is JSON")
+    func spoolConcealsSecrets() throws {
+        let secrets = try Secrets(["KEY": "sk-live-123456"])
+        let json = Redactor().streamingRedaction(contentType: "application/json")
+        let cases: [(body: String, redaction: JSONStreamRedactor?, expected: String)] = [
+            ("plain sk-live-123456 text sk-live-123456", nil, "plain <KEY> text <KEY>"),
+            (#"{"note": "sk-live-123456", "password": "pw"}"#, json, #"{"note": "<KEY>", "password": "<redacted>"}"#),
+            ("labelled JSON, is not: sk-live-123456", json, "labelled JSON, is not: <KEY>"),
+        ]
+        for (body, redaction, expected) in cases {
+            let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+            let spool = try SideFileSpool(folder: folder, concealing: secrets.concealingStream(), redacting: redaction)
+            let data = Data(body.utf8)
+            for start in stride(from: 0, to: data.count, by: 5) { try spool.append(data[start..<min(start + 5, data.count)]) }
+            let installed = try #require(try spool.install(contentEncoding: nil).file)
+            #expect(String(decoding: try installed.contents(), as: UTF8.self) == expected)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [installed.url.lastPathComponent])
+        }
+    }
+
     @Test("a spooled body to redact that is not JSON is kept as it came, as a body redacted whole is")
     func spoolKeepsWhatIsNotJSON() throws {
         let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")

@@ -115,7 +115,8 @@ import Testing
     }
 
     /// A JSON body past ``Body/wholeReadLimit`` (the most redaction reads whole) is redacted piece by
-    /// piece as its side file is installed (SPEC 7 and 8a): the client gets the secrets, the cassette
+    /// piece as its side file is installed (SPEC 7 and 8a), and a `--secret` value is replaced in it
+    /// wherever it appears, across the pieces' edges too: the client gets the secrets, the cassette
     /// never does, and everything else in the body is kept byte for byte.
     @Test func largeJSONBodyIsRedactedInItsSideFile() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
@@ -126,7 +127,10 @@ import Testing
         let cassette = directory.appending(path: "json.json")
         let downloaded = directory.appending(path: "downloaded.json")
 
-        let (status, recordedPeak) = try await Self.record("/large-json/\(size)", from: upstream, into: cassette, to: downloaded)
+        // Every item's text holds the word "bracketed": made a secret, it stands for a value found all over the body.
+        let (status, recordedPeak) = try await Self.record("/large-json/\(size)", from: upstream, into: cassette, to: downloaded,
+                                                           recorderArguments: ["--secret", "WORD=TAPEDECK_LARGE_JSON_WORD"],
+                                                           environment: ["TAPEDECK_LARGE_JSON_WORD": "bracketed"])
         #expect(status == "200")
         let received = try Data(contentsOf: downloaded)
         #expect(received.count > size)
@@ -137,8 +141,10 @@ import Testing
         let expected = received
             .replacing(Data(#""\#(LargeJSONDocument.firstSecret)""#.utf8), with: Data(#""<redacted>""#.utf8))
             .replacing(Data(#""\#(LargeJSONDocument.lastSecret)""#.utf8), with: Data(#""<redacted>""#.utf8))
+            .replacing(Data("bracketed".utf8), with: Data("<WORD>".utf8))
         #expect(stored.occurrences(of: LargeJSONDocument.firstSecret) == 0 && stored.occurrences(of: LargeJSONDocument.lastSecret) == 0)
-        #expect(stored == expected, "the side file is the body with the two secrets redacted and nothing else changed")
+        #expect(received.occurrences(of: "bracketed") > 100_000 && stored.occurrences(of: "bracketed") == 0)
+        #expect(stored == expected, "the side file is the body with the two secrets redacted, the word replaced and nothing else changed")
         #expect(try Curl.sha256(of: file.url) == file.digest)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.url.deletingLastPathComponent().path)
         #expect(leftovers == [file.url.lastPathComponent], "no unredacted file stays beside it")
@@ -227,8 +233,10 @@ import Testing
     /// answer to `file`, then stops the recorder; returns curl's status and the recorder's peak
     /// resident memory in KiB.
     static func record(_ path: String, from upstream: LargeBodyUpstream, into cassette: URL, to file: URL,
-                       extra: [String] = []) async throws -> (status: String, peakKiB: Int) {
-        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+                       extra: [String] = [], recorderArguments: [String] = [],
+                       environment: [String: String] = [:]) async throws -> (status: String, peakKiB: Int) {
+        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"] + recorderArguments,
+                                           environment: environment)
         let peak = PeakMemory(recorder)
         let port = try recorder.waitUntilListening()
         let status = try Curl.download("http://127.0.0.1:\(port)\(path)", to: file, extra: extra)

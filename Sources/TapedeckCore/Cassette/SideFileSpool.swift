@@ -5,9 +5,10 @@ import Foundation
 ///
 /// ``append(_:)`` takes the bytes as received (cheap: one write). ``install(contentEncoding:)``,
 /// called once the exchange is complete and off the event loop, decodes a gzip or deflate body
-/// piece by piece (``ContentCodingStream``), redacts it piece by piece when the spool was given a
-/// ``JSONStreamRedactor``, hashes it (``SHA256``), flushes it to disk and renames it to
-/// `<sha256>.bin`: a side file has its final name only when it is whole and redacted, and a
+/// piece by piece (``ContentCodingStream``), replaces the secrets' values and redacts it piece by
+/// piece when the spool was given a ``StreamingReplacement`` or a ``JSONStreamRedactor``, hashes it
+/// (``SHA256``), flushes it to disk and renames it to `<sha256>.bin`: a side file has its final
+/// name only when it is whole and clean, and a
 /// cassette names it only after that. (Until then the hidden temporary file holds the body as it
 /// came; one a killed run left is removed by the next recording into the folder.) ``discard()``
 /// (or dropping the spool) removes the temporary file of an exchange that is not recorded (the
@@ -24,15 +25,21 @@ public final class SideFileSpool: Sendable {
     public let folder: URL
     /// The temporary file receiving the bytes.
     let temporary: URL
+    /// What replaces the secrets' values in the body before it gets its name, if anything does.
+    private let concealing: StreamingReplacement?
     /// What redacts the body before it gets its name, if anything does.
     private let redaction: JSONStreamRedactor?
     private let state: Locked<State>
 
     /// Creates the bodies folder when needed and a new temporary file in it.
     ///
-    /// - Parameter redaction: applied to the body (decoded) when it is installed.
-    public init(folder: URL, redacting redaction: JSONStreamRedactor? = nil) throws(SideFileError) {
+    /// - Parameters:
+    ///   - concealing: applied to the body (decoded) when it is installed, before `redaction`.
+    ///   - redaction: applied to the body (decoded) when it is installed.
+    public init(folder: URL, concealing: StreamingReplacement? = nil, redacting redaction: JSONStreamRedactor? = nil)
+        throws(SideFileError) {
         self.folder = folder
+        self.concealing = concealing
         self.redaction = redaction
         temporary = Self.temporaryName(in: folder)
         do {
@@ -71,9 +78,9 @@ public final class SideFileSpool: Sendable {
     }
 
     /// Makes the bytes received a side file: decoded when `contentEncoding` is gzip or deflate (kept
-    /// as received and marked ``Body/isEncoded`` when they do not decode), redacted when the spool
-    /// has a redaction (kept unredacted when they are not JSON, as a body redacted whole is), named
-    /// by their SHA-256, on disk. Returns the body that refers to it.
+    /// as received and marked ``Body/isEncoded`` when they do not decode), with the secrets' values
+    /// replaced and redacted when the spool was told to (``cleaned(_:)``), named by their SHA-256,
+    /// on disk. Returns the body that refers to it.
     public func install(contentEncoding: String?) throws(SideFileError) -> Body {
         let received = try close()
         defer { discard() }
@@ -84,11 +91,9 @@ public final class SideFileSpool: Sendable {
         }
         defer { if let decoded { try? FileManager.default.removeItem(at: decoded.file.url) } }
         let isEncoded = coding != nil && decoded == nil
-        if var redaction, !isEncoded,
-           let redacted = try? Self.rewrite(decoded?.file ?? received, in: folder,
-                                            update: { try redaction.update($0) }, finish: { try redaction.finish() }) {
-            defer { try? FileManager.default.removeItem(at: redacted.file.url) }
-            return Body(file: try Self.seal(redacted.file.url, digest: redacted.digest, size: redacted.file.size, in: folder))
+        if !isEncoded, let cleaned = try cleaned(decoded?.file ?? received) {
+            defer { try? FileManager.default.removeItem(at: cleaned.file.url) }
+            return Body(file: try Self.seal(cleaned.file.url, digest: cleaned.digest, size: cleaned.file.size, in: folder))
         }
         let plain: Rewritten
         if let decoded { plain = decoded } else { plain = Rewritten(file: received, digest: try Self.digest(of: received)) }
@@ -134,6 +139,44 @@ public final class SideFileSpool: Sendable {
         return BodyFile(url: temporary, size: size)
     }
 
+    /// The body with the secrets' values replaced and redacted, as the spool was told to, in a new
+    /// temporary file; nil when there is nothing to do. A body that is not JSON is kept unredacted,
+    /// as a body redacted whole is, but its secrets are replaced all the same. Any other failure
+    /// throws: the body is not recorded rather than recorded unclean.
+    private func cleaned(_ source: BodyFile) throws(SideFileError) -> Rewritten? {
+        do {
+            if redaction != nil {
+                do {
+                    return try Self.rewrite(source, in: folder, concealing: concealing, redacting: redaction)
+                } catch is JSONStreamRedactor.NotJSON {
+                    // Not JSON after all: the secrets alone, below.
+                }
+            }
+            guard concealing != nil else { return nil }
+            return try Self.rewrite(source, in: folder, concealing: concealing, redacting: nil)
+        } catch let error as SideFileError {
+            throw error
+        } catch {
+            throw .unreadable(source.url.path, "\(error)")
+        }
+    }
+
+    /// Writes `source` with the secrets' values replaced, then redacted (either step may be nil),
+    /// into a new temporary file.
+    private static func rewrite(_ source: BodyFile, in folder: URL, concealing: StreamingReplacement?,
+                                redacting redaction: JSONStreamRedactor?) throws -> Rewritten {
+        var concealing = concealing, redaction = redaction
+        return try rewrite(source, in: folder, update: { piece in
+            let concealed = concealing?.update(piece) ?? piece
+            return try redaction?.update(concealed) ?? concealed
+        }, finish: {
+            let concealed = concealing?.finish() ?? Data()
+            var rest = try redaction?.update(concealed) ?? concealed
+            if let last = try redaction?.finish() { rest.append(last) }
+            return rest
+        })
+    }
+
     /// A temporary file and the SHA-256 of its bytes.
     private struct Rewritten {
         let file: BodyFile
@@ -141,7 +184,7 @@ public final class SideFileSpool: Sendable {
     }
 
     /// Writes `source` through `update` and `finish` (a decoder, a redactor) into a new temporary
-    /// file, hashing what is written; removes it again when they throw.
+    /// file, hashing what is written; removes it again and throws their error when they throw.
     private static func rewrite(_ source: BodyFile, in folder: URL, update: (Data) throws -> Data,
                                 finish: () throws -> Data) throws -> Rewritten {
         let url = temporaryName(in: folder)
@@ -159,7 +202,14 @@ public final class SideFileSpool: Sendable {
                 size += bytes.count
                 try output.write(contentsOf: bytes)
             }
-            try source.read { piece in try write(try update(piece)) }
+            var failure: (any Error)?
+            do {
+                try source.read { piece in
+                    do { try write(try update(piece)) } catch { failure = error; throw error }
+                }
+            } catch {
+                throw failure ?? error
+            }
             try write(try finish())
             return Rewritten(file: BodyFile(url: url, size: size), digest: hash.finalize().hexadecimal)
         } catch {

@@ -84,19 +84,20 @@ public final class Recorder: Sendable {
 
     /// Where a response body of `contentType` being received goes once it grows past its
     /// ``spoolingThreshold(contentType:)``: a new ``SideFileSpool`` in the cassette's bodies folder,
-    /// so a large download is recorded as it passes instead of in memory, redacted piece by piece
-    /// when redaction rules name places in it (``Redactor/streamingRedaction(contentType:)``).
-    /// Nil when this recorder does not record.
+    /// so a large download is recorded as it passes instead of in memory, with the secrets' values
+    /// replaced (``Secrets/concealingStream()``) and redacted (``Redactor/streamingRedaction(contentType:)``)
+    /// piece by piece. Nil when this recorder does not record.
     public func spoolForLargeBody(contentType: String?) throws(SideFileError) -> SideFileSpool? {
         guard let folder = writer?.bodiesFolder else { return nil }
-        return try SideFileSpool(folder: folder, redacting: redactor.streamingRedaction(contentType: contentType))
+        return try SideFileSpool(folder: folder, concealing: secrets.concealingStream(),
+                                 redacting: redactor.streamingRedaction(contentType: contentType))
     }
 
     /// How many bytes of a response body of `contentType` are received in memory before it goes to
     /// a side file as it passes: ``sideFileThreshold``, or ``Body/wholeReadLimit`` for a body that
     /// redaction or a secret may rewrite (JSON under JSON-path rules, any body when secrets are
-    /// set), so that it is redacted whole before any of it is written. A larger JSON body is
-    /// redacted piece by piece as its side file is installed; secrets are not searched for in it.
+    /// set), so that it is redacted whole before any of it is written. A larger one is redacted
+    /// piece by piece as its side file is installed (``spoolForLargeBody(contentType:)``).
     public func spoolingThreshold(contentType: String?) -> Int {
         let mayBeRewritten = !secrets.isEmpty || redactor.rewritesJSON(contentType: contentType)
         return mayBeRewritten ? max(sideFileThreshold, Body.wholeReadLimit) : sideFileThreshold
@@ -118,10 +119,26 @@ public final class Recorder: Sendable {
             throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
         }
         if let beforeRecord { interaction = beforeRecord(interaction) }
-        var (clean, _) = redactor.redact(secrets.conceal(interaction))
+        var clean = cleaned(interaction)
         clean.request.headers.removeHopByHop()
         clean.response.headers.removeHopByHop()
         writer.append(clean)
+        return clean
+    }
+
+    /// The interaction with the secrets' values replaced and redacted. A side-file body was cleaned
+    /// piece by piece as its spool installed it (``spoolForLargeBody(contentType:)``) and is not
+    /// read whole again, even when cleaning brought it under ``Body/wholeReadLimit`` (a 32 MiB JSON
+    /// body parsed whole takes hundreds of MB).
+    private func cleaned(_ interaction: Interaction) -> Interaction {
+        let spooledRequest = interaction.request.body.file == nil ? nil : interaction.request.body
+        let spooledResponse = interaction.response.body.file == nil ? nil : interaction.response.body
+        var inMemory = interaction
+        if spooledRequest != nil { inMemory.request.body = .empty }
+        if spooledResponse != nil { inMemory.response.body = .empty }
+        var (clean, _) = redactor.redact(secrets.conceal(inMemory))
+        clean.request.body = spooledRequest ?? clean.request.body
+        clean.response.body = spooledResponse ?? clean.response.body
         return clean
     }
 

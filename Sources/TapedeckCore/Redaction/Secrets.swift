@@ -97,6 +97,13 @@ public struct Secrets: Sendable, Hashable {
         isEmpty ? data : replacing(in: data, pairs: revealing)
     }
 
+    /// The replacement of every secret value by its placeholder in a body read piece by piece (a
+    /// side file past ``Body/wholeReadLimit``, as the recording proxy installs it); nil when there
+    /// are no secrets.
+    public func concealingStream() -> StreamingReplacement? {
+        isEmpty ? nil : StreamingReplacement(concealing)
+    }
+
     /// (value, placeholder) pairs, the value also percent-encoded as a query would carry it; longest values first.
     private var concealing: [(String, String)] {
         entries.flatMap { entry -> [(String, String)] in
@@ -123,7 +130,8 @@ public struct Secrets: Sendable, Hashable {
         return result
     }
 
-    /// The body with every pair replaced; a side file past ``Body/wholeReadLimit`` is not searched,
+    /// The body with every pair replaced; a side file past ``Body/wholeReadLimit`` is not searched
+    /// here (the recording proxy replaces the values in it as it installs it, ``concealingStream()``),
     /// and one without any of the values stays a side file.
     private func replacing(in body: Body, pairs: [(String, String)]) -> Body {
         guard !body.isEmpty, body.isReadableWhole else { return body }
