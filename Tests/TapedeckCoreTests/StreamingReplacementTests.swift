@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import TapedeckCore
 
-/// The secrets' values replaced in a body read piece by piece: the same result as the whole-body
-/// replacement, wherever the pieces end, a value cut in two included.
+/// The secrets' values replaced in a body read piece by piece: the same result as a body replaced
+/// whole by ``Secrets``, wherever the pieces end, a value cut in two included.
 @Suite("Secrets replaced piece by piece")
 struct StreamingReplacementTests {
     static let secrets = try! Secrets(["API_KEY": "k3y-v4lu3-long", "TOKEN": "tok/en+1", "SHORT": "abcdef"])
@@ -22,7 +22,7 @@ struct StreamingReplacementTests {
         return output
     }
 
-    @Test("the same bytes as the whole-body replacement, in pieces of any size")
+    @Test("every value replaced, the longest first, the same in pieces of any size as whole")
     func sameAsWholeBody() throws {
         let expected = Self.secrets.conceal(CassetteRequest(method: "POST", url: "/", body: Body(Self.body))).body.data
         #expect(String(decoding: expected, as: UTF8.self)

@@ -46,8 +46,12 @@ struct RedactCommand: ParsableCommand {
                     try files.save(redacted, to: URL(fileURLWithPath: path))
                     print("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") written")
                     for replaced in CassetteRedaction.replacedSideFiles(from: cassette, to: redacted) {
-                        try? FileManager.default.removeItem(at: replaced)
-                        print("\(path): removed \(replaced.lastPathComponent), the side file as it was before redaction")
+                        do {
+                            try FileManager.default.removeItem(at: replaced)
+                            print("\(path): removed \(replaced.lastPathComponent), the side file as it was before redaction")
+                        } catch {
+                            FileHandleOutput.standardError("tapedeck redact: \(path): could not remove \(replaced.path), which still holds the secrets: \(error)")
+                        }
                     }
                 }
             }

@@ -22,11 +22,11 @@ public final class Player: Sendable {
     private let firstIndexOfCassette: [Int]
     /// The expiry age of each cassette, in days.
     private let expiryDays: [Double?]
-    /// Whether any cassette has an expiry age.
-    private let canExpire: Bool
     /// When each interaction was recorded, read once at load in the cassettes with an expiry age
     /// (nil in the others); empty when no cassette has one.
     private let recordedDates: [Date?]
+    /// Whether any interaction can expire: some cassette has an expiry age.
+    private var canExpire: Bool { !recordedDates.isEmpty }
     private let playCounts = Locked<[String: [Int: Int]]>([:])
 
     /// Creates a player over one or more named cassettes, searched in order.
@@ -49,8 +49,7 @@ public final class Player: Sendable {
         self.firstIndexOfCassette = firstIndexOfCassette
         let expiryDays = cassettes.map { options.expiry.days(for: $0.cassette.meta) }
         self.expiryDays = expiryDays
-        canExpire = expiryDays.contains { $0 != nil }
-        recordedDates = !canExpire ? [] : zip(interactions, cassetteOfIndex).map { interaction, cassette in
+        recordedDates = !expiryDays.contains { $0 != nil } ? [] : zip(interactions, cassetteOfIndex).map { interaction, cassette in
             expiryDays[cassette] == nil ? nil : interaction.recordedAt.flatMap(ExpiryOptions.parse)
         }
         self.hooks = hooks

@@ -79,7 +79,8 @@ public struct JSONStreamRedactor: Sendable {
     /// The most containers open at once: with ``longestKey``, what bounds the memory held.
     static let deepest = 10_000
 
-    private let paths: [JSONPath]
+    /// Each path as written, for ``redactedPaths``.
+    private let pathNames: [String]
     /// Each path's segments, names numbered.
     private let segments: [[Segment]]
     /// The number of each member name a path has.
@@ -99,7 +100,7 @@ public struct JSONStreamRedactor: Sendable {
 
     /// Creates a redactor replacing what `paths` name by the JSON string `placeholder`.
     public init(paths: [JSONPath], placeholder: String = Redactor.placeholder) {
-        self.paths = paths
+        pathNames = paths.map(\.description)
         var numbers: [String: Int] = [:]
         func number(_ name: String) -> Int {
             if let known = numbers[name] { return known }
@@ -254,7 +255,7 @@ public struct JSONStreamRedactor: Sendable {
                 ? Self.startAtRoot(segments)
                 : Self.advance(stack[stack.count - 1], along: segments, gathering: opensContainer)
             if let named {
-                let path = paths[named].description
+                let path = pathNames[named]
                 if !redactedPaths.contains(path) { redactedPaths.append(path) }
                 output.append(contentsOf: placeholder)
                 omittedDepth = stack.count

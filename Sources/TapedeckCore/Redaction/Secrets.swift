@@ -153,20 +153,13 @@ public struct Secrets: Sendable, Hashable {
         return result
     }
 
+    /// The bytes with every pair replaced: the same ``StreamingReplacement`` a side file too large
+    /// to read whole goes through, given the whole body as one piece.
     private func replacing(in data: Data, pairs: [(String, String)]) -> Data {
-        pairs.reduce(data) { data, pair in
-            let (target, replacement) = (Data(pair.0.utf8), Data(pair.1.utf8))
-            guard data.range(of: target) != nil else { return data }
-            var result = Data()
-            var rest = data[...]
-            while let found = rest.range(of: target) {
-                result.append(rest[rest.startIndex ..< found.lowerBound])
-                result.append(replacement)
-                rest = rest[found.upperBound...]
-            }
-            result.append(rest)
-            return result
-        }
+        var replacement = StreamingReplacement(pairs)
+        var result = replacement.update(data)
+        result.append(replacement.finish())
+        return result
     }
 
     public static func == (lhs: Secrets, rhs: Secrets) -> Bool {

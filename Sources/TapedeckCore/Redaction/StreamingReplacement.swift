@@ -6,9 +6,9 @@ import Foundation
 /// between two pieces is found like any other.
 ///
 /// At each place the longest value that starts there is replaced, and the search goes on after
-/// it. (The whole-body replacement in ``Secrets`` replaces one value after another; the two differ
-/// only where two secrets' values overlap.) Feed the pieces in order to ``update(_:)`` and call
-/// ``finish()`` once; the outputs joined are the body with every value replaced.
+/// it. ``Secrets`` replaces values in bodies held whole the same way, with the body as one piece.
+/// Feed the pieces in order to ``update(_:)`` and call ``finish()`` once; the outputs joined are
+/// the body with every value replaced.
 public struct StreamingReplacement: Sendable {
     /// Each value and what replaces it, longest value first.
     private let pairs: [(value: [UInt8], replacement: [UInt8])]
