@@ -34,6 +34,10 @@ let package = Package(
     targets: [
         // zlib, for gzip and deflate bodies: the system library, no SwiftNIO.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // SHA-256 on Linux: the system's OpenSSL libcrypto (Apple platforms use CommonCrypto).
+        .systemLibrary(name: "CLibCrypto", providers: [.apt(["libssl-dev"])]),
+        // SIGINT and SIGTERM into a pipe, from a handler installed before the server listens.
+        .target(name: "CSignalPipe"),
         // One C call Swift's Glibc module does not expose: swapping two files atomically.
         .target(name: "CRenameExchange"),
         // glibc's allocator settings for the replay server, which Swift's Glibc module does not export.
@@ -44,6 +48,7 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 "CRenameExchange",
+                .target(name: "CLibCrypto", condition: .when(platforms: [.linux, .android])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -91,6 +96,7 @@ let package = Package(
             dependencies: [
                 "TapedeckCore",
                 "CAllocatorTuning",
+                "CSignalPipe",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -76,7 +76,9 @@ struct RecordCommand: AsyncParsableCommand {
             FileHandleOutput.standardError("tapedeck record: warning: --insecure-upstream: upstream TLS certificates are NOT verified")
         }
         let running: TapedeckServer
+        let signals: TerminationSignal
         do {
+            signals = try TerminationSignal.install()
             running = try await TapedeckServer.start(configuration: configuration, responder: responder,
                                                      group: MultiThreadedEventLoopGroup.singleton)
         } catch {
@@ -85,7 +87,11 @@ struct RecordCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         ListeningLine.announce(running)
-        _ = await TerminationSignal.wait()
+        _ = await signals.wait()
+        let underWay = responder.exchangesUnderWay
+        if underWay > 0 {
+            FileHandleOutput.standardError("tapedeck record: finishing \(underWay) exchange(s) under way and saving the cassette; a second signal stops at once")
+        }
         try? await running.shutdown()
         do {
             try await responder.shutdown()

@@ -64,14 +64,16 @@ struct ReplayCommand: AsyncParsableCommand {
         let responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
                                         authority: CertificateAuthority(home: configuration.authorityHome))
         let running: TapedeckServer
+        let signals: TerminationSignal
         do {
+            signals = try TerminationSignal.install()
             running = try await TapedeckServer.start(configuration: configuration, responder: responder)
         } catch {
             FileHandleOutput.standardError("tapedeck replay: cannot listen on \(server.host):\(server.port): \(error)")
             throw ExitCode(1)
         }
         ListeningLine.announce(running)
-        _ = await TerminationSignal.wait()
+        _ = await signals.wait()
         try? await running.shutdown()
     }
 }

@@ -158,7 +158,7 @@ extension Interaction: Codable {
         request = try container.decode(CassetteRequest.self, forKey: .request)
         response = try container.decode(CassetteResponse.self, forKey: .response)
         timing = try container.decodeIfPresent(Timing.self, forKey: .timing)
-        delayMs = try container.decodeIfPresent(Double.self, forKey: .delayMs)
+        delayMs = try container.decodeDelayIfPresent(forKey: .delayMs)
         chunks = try container.decodeIfPresent([StreamChunk].self, forKey: .chunks)
     }
 
@@ -194,5 +194,18 @@ extension Cassette: Decodable {
         } else {
             interactions = try container.decode([Interaction].self, forKey: .interactions)
         }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes a hand-set delay in milliseconds, refusing one out of range (``LatencyModel/isValidDelay(_:)``).
+    func decodeDelayIfPresent(forKey key: Key) throws -> Double? {
+        guard let milliseconds = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard LatencyModel.isValidDelay(milliseconds) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "\(key.stringValue) must be from 0 to \(Int(LatencyModel.maximumDelayMilliseconds)) milliseconds (one day), not \(milliseconds)")
+        }
+        return milliseconds
     }
 }

@@ -18,10 +18,10 @@ public enum LatencyOption: Sendable, Hashable, CustomStringConvertible {
         case ("none", 1): self = .none
         case ("recorded", 1): self = .recorded
         case ("fixed", 2):
-            guard let value = Double(parts[1]), value >= 0 else { throw LatencyParseError(text: text) }
+            guard let value = Double(parts[1]), LatencyModel.isValidDelay(value) else { throw LatencyParseError(text: text) }
             self = .fixed(milliseconds: value)
         case ("scale", 2):
-            guard let value = Double(parts[1]), value >= 0 else { throw LatencyParseError(text: text) }
+            guard let value = Double(parts[1]), (0...LatencyModel.maximumScale).contains(value) else { throw LatencyParseError(text: text) }
             self = .scale(value)
         default:
             throw LatencyParseError(text: text)
@@ -43,7 +43,9 @@ public struct LatencyParseError: Error, CustomStringConvertible, Sendable {
     /// The text given.
     public let text: String
 
-    public var description: String { "invalid latency \"\(text)\": use none, recorded, fixed:MS or scale:F" }
+    public var description: String {
+        "invalid latency \"\(text)\": use none, recorded, fixed:MS (0 to \(Int(LatencyModel.maximumDelayMilliseconds))) or scale:F (0 to \(Int(LatencyModel.maximumScale)))"
+    }
 }
 
 /// Varies each delay by up to a percentage, derived from a hash of the seed, the interaction
@@ -109,6 +111,23 @@ public struct LatencyModel: Sendable, Hashable {
         self.jitter = jitter
     }
 
+    /// The longest delay anything may ask for: one day, in milliseconds. A longer `delayMs` or
+    /// `fixed:MS` is refused where it is read; a recorded time scaled past it waits this long.
+    public static let maximumDelayMilliseconds: Double = 86_400_000
+    /// The largest `scale:F`.
+    public static let maximumScale: Double = 1000
+
+    /// Whether a delay in milliseconds is one Tapedeck takes: a finite number from 0 to ``maximumDelayMilliseconds``.
+    public static func isValidDelay(_ milliseconds: Double) -> Bool {
+        (0...maximumDelayMilliseconds).contains(milliseconds)
+    }
+
+    /// A delay in milliseconds as a duration, kept within 0 and ``maximumDelayMilliseconds`` (NaN is 0).
+    public static func duration(milliseconds: Double) -> Duration {
+        let bounded = milliseconds.isNaN ? 0 : min(max(milliseconds, 0), maximumDelayMilliseconds)
+        return .microseconds(Int64((bounded * 1000).rounded()))
+    }
+
     /// The delays for one play of an interaction; a hand-set `delayMs` wins over the option.
     public func delay(for interaction: Interaction, index: Int, playCount: Int) -> ResponseDelay {
         let firstByte = interaction.timing?.firstByteMs ?? 0
@@ -127,7 +146,7 @@ public struct LatencyModel: Sendable, Hashable {
             }
         }
         let factor = jitter?.factor(index: index, playCount: playCount) ?? 1
-        func duration(_ milliseconds: Double) -> Duration { .microseconds(Int64((milliseconds * factor * 1000).rounded())) }
+        func duration(_ milliseconds: Double) -> Duration { Self.duration(milliseconds: milliseconds * factor) }
         return ResponseDelay(head: duration(head), total: duration(max(end, head)), chunks: chunks.map(duration))
     }
 }

@@ -118,7 +118,7 @@ public final class Player: Sendable {
     /// A stub's answer as a playback: an interaction made of the request and the stub's response.
     private func playback(of served: StubSet.Served, for request: CassetteRequest) -> Playback {
         let response = served.response
-        let delay = Duration.milliseconds(response.delayMs ?? 0)
+        let delay = LatencyModel.duration(milliseconds: response.delayMs ?? 0)
         var playback = Playback(
             interaction: Interaction(request: request,
                                      response: CassetteResponse(status: response.status, headers: response.headers, body: response.body),

@@ -87,7 +87,7 @@ extension StubResponse: Decodable {
         self.init(status: status,
                   headers: try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:],
                   body: try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles),
-                  delayMs: try container.decodeIfPresent(Double.self, forKey: .delayMs),
+                  delayMs: try container.decodeDelayIfPresent(forKey: .delayMs),
                   templated: try container.decodeIfPresent(Bool.self, forKey: .templated) ?? false,
                   fault: fault)
     }

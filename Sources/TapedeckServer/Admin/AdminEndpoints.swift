@@ -41,11 +41,18 @@ public struct AdminEndpoints: Sendable {
     public var resetPlayback: @Sendable () -> Void
     /// The local CA, for `ca.pem`.
     public var authority: CertificateAuthority
+    /// Who may use these endpoints (``AdminGuard``).
+    var guardian: AdminGuard
     /// The inspector page and its data (``InspectorEndpoints``), if the server keeps exchanges.
     public var inspector: Inspector?
 
     /// Answers an admin request.
     public func respond(to request: IncomingRequest, sink: ResponseSink) {
+        if let (status, reason) = guardian.refusal(for: request.head, port: request.serverPort) {
+            sink.send(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "admin-refused")]),
+                      body: ByteBuffer(string: reason + "\n"))
+            return
+        }
         let path = request.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.head.uri
         let endpoint = path.dropFirst(Self.prefix.count)
         let method = request.head.method

@@ -315,7 +315,7 @@ enum InspectorScript {
 
       $('filter').addEventListener('input', (event) => { state.filter = event.target.value.trim().toLowerCase(); renderList(); });
       $('reset').addEventListener('click', async () => {
-        const response = await fetch(base + 'reset', { method: 'POST' });
+        const response = await fetch(base + 'reset', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
         if (response.ok) { state.exchanges.clear(); state.selected = null; renderList(); loadCassettes(); }
       });
       window.addEventListener('hashchange', openFromHash);

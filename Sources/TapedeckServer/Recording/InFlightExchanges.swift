@@ -10,6 +10,9 @@ final class InFlightExchanges: Sendable {
 
     private let state = Locked(State())
 
+    /// How many exchanges are under way: forwarded, or finished and not yet recorded.
+    var running: Int { state.withLock { $0.running } }
+
     /// Counts one exchange as started.
     func enter() {
         state.withLock { $0.running += 1 }

@@ -59,7 +59,7 @@ public final class RecordResponder: Responder {
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
             journal: answers.journal, unmatched: answers.unmatched, stubs: recorder.stubs,
-            resetPlayback: { [recorder] in recorder.reset() }, authority: authority)
+            resetPlayback: { [recorder] in recorder.reset() }, authority: authority, guardian: AdminGuard(configuration))
         admin.inspector = answers.exchanges.map { [recorder] exchanges in
             Inspector(mode: settings.mode.rawValue, exchanges: exchanges, players: { [recorder.player] },
                       recordedThisRun: { recorder.interactionCount - recorder.player.interactions.count })
@@ -71,6 +71,9 @@ public final class RecordResponder: Responder {
     public var journal: Journal { answers.journal }
     /// Unmatched requests (mode once with an existing cassette).
     public var unmatched: UnmatchedLog { answers.unmatched }
+
+    /// How many exchanges are under way: being forwarded, or finished and still being hashed, redacted or saved.
+    public var exchangesUnderWay: Int { inFlight.running }
 
     /// Waits for the exchanges under way, saves everything recorded and removes the spare file.
     public func shutdown() async throws {

@@ -26,7 +26,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.responder = responder
         self.configuration = configuration
         self.tunnelOrigin = tunnelOrigin
-        machine = ExchangeStateMachine(maxBodySize: configuration.maxBodySize, isTunnel: tunnelOrigin != nil)
+        // Inside a tunnel the client already authenticated on its CONNECT.
+        let authentication = tunnelOrigin == nil ? configuration.proxyCredentials.map {
+            ProxyAuthentication(credentials: $0, adminEnabled: configuration.adminEnabled)
+        } : nil
+        machine = ExchangeStateMachine(maxBodySize: configuration.maxBodySize, isTunnel: tunnelOrigin != nil,
+                                       proxyAuthentication: authentication)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -67,11 +72,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .respond(let head, let body, let arrival):
             var request = IncomingRequest(head: head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
             request.adminEnabled = configuration.adminEnabled
-            let sink = ResponseSink(handler: self, context: context, scope: scope, isHead: head.method == .HEAD,
-                                    delayObserver: configuration.delayObserver)
+            if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
+            let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
+                                    isHead: head.method == .HEAD, delayObserver: configuration.delayObserver)
             responder.respond(to: request, sink: sink)
         case .refuse(let status, let reason):
             writeRefusal(context: context, status: status, reason: reason)
+        case .challenge(let toAdmin):
+            let (status, header, reason) = ProxyAuthentication.challenge(toAdmin: toAdmin)
+            writeLocalAnswer(context: context, status: status, reason: reason, code: "proxy-auth-required", headers: [header])
         case .planTunnel(let host, let port):
             openTunnel(context: context, host: host, port: port)
         }
@@ -91,14 +100,22 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: writing, called through ResponseSink on the event loop
 
-    func writeHead(_ head: HTTPResponseHead, context: ChannelHandlerContext) {
+    /// Writes the head of answer `answer`, unless that answer already ended or wrote its head
+    /// (each request gets exactly one answer).
+    func writeHead(_ head: HTTPResponseHead, answer: Int, context: ChannelHandlerContext) {
+        guard machine.headWillBeWritten(for: answer) else { return }
         var head = head
         if machine.closesAfterResponse { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
 
-    func writeBody(_ buffer: ByteBuffer, context: ChannelHandlerContext, flush: Bool = false,
+    /// Writes a piece of answer `answer`'s body; dropped (failing the promise) once that answer ended.
+    func writeBody(_ buffer: ByteBuffer, answer: Int, context: ChannelHandlerContext, flush: Bool = false,
                    promise: EventLoopPromise<Void>? = nil) {
+        guard machine.accepts(answer) else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         if flush {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: promise)
         } else {
@@ -106,7 +123,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func writeEnd(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+    /// Ends answer `answer`, then keeps the connection for the next request or closes it.
+    func writeEnd(answer: Int, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard machine.accepts(answer) else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         switch machine.responseEnded() {
         case .keepAlive:
             context.write(wrapOutboundOut(.end(nil)), promise: promise)
@@ -128,13 +150,20 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func writeRefusal(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String,
                               code: String = "bad-request") {
+        writeLocalAnswer(context: context, status: status, reason: reason, code: code, headers: [])
+    }
+
+    /// Writes an answer of the connection's own (a refusal, a credentials challenge) as the answer under way.
+    private func writeLocalAnswer(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String,
+                                  code: String, headers extra: [(String, String)]) {
         var body = context.channel.allocator.buffer(capacity: reason.utf8.count + 1)
         body.writeString(reason + "\n")
-        let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.readableBytes)),
-                                   ("Connection", "close"), ("Tapedeck-Error", code)])
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        writeEnd(context: context, promise: nil)
+        let headers = HTTPHeaders(extra + [("Content-Type", "text/plain; charset=utf-8"),
+                                           ("Content-Length", String(body.readableBytes)), ("Tapedeck-Error", code)])
+        let answer = machine.answer
+        writeHead(HTTPResponseHead(version: .http1_1, status: status, headers: headers), answer: answer, context: context)
+        writeBody(body, answer: answer, context: context)
+        writeEnd(answer: answer, context: context, promise: nil)
     }
 
     /// The tunnel was answered: the connection belongs to it from now on.

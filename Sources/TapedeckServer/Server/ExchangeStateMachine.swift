@@ -3,13 +3,16 @@ import NIOHTTP1
 import TapedeckCore
 
 /// The decisions of one HTTP connection, as a value: which request part starts what, when a
-/// request is refused, when reads are held, when the connection closes. It does no I/O; each
-/// event returns an action that ``ExchangeHandler`` carries out (the AsyncHTTPClient pattern),
-/// so every rule here is tested without a socket (`ExchangeStateMachineTests`).
+/// request is refused or asked for proxy credentials, when reads are held, which writes belong
+/// to the answer under way, when the connection closes. It does no I/O; each event returns an
+/// action that ``ExchangeHandler`` carries out (the AsyncHTTPClient pattern), so every rule here
+/// is tested without a socket (`ExchangeStateMachineTests`).
 ///
-/// A client may pipeline requests: parts that arrive while a response is under way wait here
-/// and are taken up when it ends, and reads are held meanwhile, so a client cannot make the
-/// server buffer more than one read ahead (``ConnectionReadHandler``).
+/// Answers leave in request order, one per request. A client may pipeline requests: parts that
+/// arrive while a response is under way wait here, and so does a parse error behind them, and
+/// are taken up when it ends; reads are held meanwhile, so a client cannot make the server
+/// buffer more than one read ahead (``ConnectionReadHandler``). Every answer is numbered
+/// (``answer``): a write for an answer that already ended, or a second head, is dropped.
 struct ExchangeStateMachine {
     /// Where the connection is in its request/response cycle.
     enum State {
@@ -17,6 +20,8 @@ struct ExchangeStateMachine {
         case idle
         /// Reading a request body.
         case receiving(HTTPRequestHead, ByteBuffer, arrival: NIODeadline)
+        /// Reading the rest of a request that lacked proxy credentials; it is answered at its end.
+        case challenging(keepAlive: Bool, toAdmin: Bool)
         /// Reading the rest of a `CONNECT host:port` request.
         case connecting(host: String, port: Int)
         /// A response (or a tunnel) is being produced.
@@ -37,6 +42,9 @@ struct ExchangeStateMachine {
         case respond(HTTPRequestHead, ByteBuffer, arrival: NIODeadline)
         /// Answer with this status and reason, then close.
         case refuse(HTTPResponseStatus, reason: String)
+        /// Ask for the `--proxy-auth` credentials: 407, or 401 for an admin path (the inspector page
+        /// opened in a browser), then keep the connection unless ``closesAfterResponse``.
+        case challenge(toAdmin: Bool)
         /// Decide what the `CONNECT` becomes (``ConnectPlan``).
         case planTunnel(host: String, port: Int)
     }
@@ -49,30 +57,47 @@ struct ExchangeStateMachine {
         case close
     }
 
+    /// What arrived while a response was under way, in order.
+    private enum Waiting {
+        case part(HTTPServerRequestPart)
+        /// The decoder failed behind the parts before it: answered once they are.
+        case parseFailure(HTTPResponseStatus, reason: String)
+    }
+
     private(set) var state = State.idle
-    /// Request parts that arrived while a response was under way, in order.
-    private var waiting = CircularBuffer<HTTPServerRequestPart>()
+    /// The number of the answer under way, or of the last one: writes carry it (``accepts(_:)``).
+    private(set) var answer = 0
+    /// Whether the answer under way has written its head.
+    private var headWritten = false
+    private var waiting = CircularBuffer<Waiting>()
     /// Whether a read was asked for while a response was under way.
     private var readHeld = false
     private let maxBodySize: Int
     /// Whether this connection is already inside a tunnel, where `CONNECT` makes no sense.
     private let isTunnel: Bool
+    /// The credentials every request must carry (`--proxy-auth`), if any.
+    private let proxyAuthentication: ProxyAuthentication?
 
-    init(maxBodySize: Int, isTunnel: Bool) {
+    init(maxBodySize: Int, isTunnel: Bool, proxyAuthentication: ProxyAuthentication? = nil) {
         self.maxBodySize = maxBodySize
         self.isTunnel = isTunnel
+        self.proxyAuthentication = proxyAuthentication
     }
 
     /// Whether a response (or a tunnel) is under way.
     var isResponding: Bool {
-        if case .responding = state { return true }
-        return false
+        switch state {
+        case .responding, .closing: true
+        case .idle, .receiving, .challenging, .connecting, .modifying: false
+        }
     }
 
     /// Whether the response under way is the connection's last, so its head says `Connection: close`.
     var closesAfterResponse: Bool {
-        if case .responding(keepAlive: false) = state { return true }
-        return false
+        switch state {
+        case .responding(keepAlive: false), .closing: true
+        case .responding(keepAlive: true), .idle, .receiving, .challenging, .connecting, .modifying: false
+        }
     }
 
     // MARK: events
@@ -80,7 +105,7 @@ struct ExchangeStateMachine {
     /// A request part arrived from the decoder.
     mutating func received(_ part: HTTPServerRequestPart, now: NIODeadline) -> PartAction {
         if isResponding || !waiting.isEmpty {
-            waiting.append(part)
+            waiting.append(.part(part))
             return .none
         }
         return take(part, now: now)
@@ -89,8 +114,14 @@ struct ExchangeStateMachine {
     /// Takes up the next part that waited for a response to end: its action, or nil when none
     /// waits or a response is under way again.
     mutating func takeWaitingPart(now: NIODeadline) -> PartAction? {
-        guard !isResponding, let part = waiting.popFirst() else { return nil }
-        return take(part, now: now)
+        guard !isResponding, let next = waiting.popFirst() else { return nil }
+        switch next {
+        case .part(let part):
+            return take(part, now: now)
+        case .parseFailure(let status, let reason):
+            waiting.removeAll()
+            return refuse(status, reason)
+        }
     }
 
     /// The handlers behind asked for a read: whether to pass it on now (else it is held).
@@ -109,6 +140,18 @@ struct ExchangeStateMachine {
         return true
     }
 
+    /// Whether a write for answer `number` belongs to the answer under way.
+    func accepts(_ number: Int) -> Bool {
+        number == answer && isResponding
+    }
+
+    /// A head is about to be written for answer `number`: whether it may be (once per answer).
+    mutating func headWillBeWritten(for number: Int) -> Bool {
+        guard accepts(number), !headWritten else { return false }
+        headWritten = true
+        return true
+    }
+
     /// The response ended.
     mutating func responseEnded() -> EndAction {
         switch state {
@@ -118,8 +161,8 @@ struct ExchangeStateMachine {
         case .responding(keepAlive: false), .closing:
             state = .closing
             return .close
-        case .idle, .receiving, .connecting, .modifying:
-            // A response no request asked for (a refusal written while idle) keeps the cycle as it is.
+        case .idle, .receiving, .challenging, .connecting, .modifying:
+            // Not reached through the handler, which ends only the answer it accepts.
             return .keepAlive
         }
     }
@@ -129,7 +172,7 @@ struct ExchangeStateMachine {
         state = .responding(keepAlive: true)
     }
 
-    /// The connection is being refused (a parse error, a failed tunnel): it closes after the answer.
+    /// The connection is being refused by the handler (a failed tunnel): it closes after the answer.
     mutating func refused() {
         state = .closing
     }
@@ -139,23 +182,23 @@ struct ExchangeStateMachine {
     func idleTimeoutFired() -> Bool {
         switch state {
         case .responding, .connecting: false
-        case .idle, .receiving, .closing, .modifying: true
+        case .idle, .receiving, .challenging, .closing, .modifying: true
         }
     }
 
-    /// The decoder failed: the answer, or nil to close without one (a response is already under way,
-    /// or the error is not a parse error).
+    /// The decoder failed: the answer now; `.none` when it waits for the answers before it; nil to
+    /// close without one (the connection is closing anyway, or the error is not a parse error).
     mutating func decodingFailed(_ error: any Error) -> PartAction? {
-        switch (error as? HTTPParserError, state) {
-        case (_, .responding), (_, .closing), (nil, _):
-            return nil
-        case (.headerOverflow?, _):
-            state = .closing
-            return .refuse(.requestHeaderFieldsTooLarge, reason: "the request headers are over the size limit")
-        case (let parserError?, _):
-            state = .closing
-            return .refuse(.badRequest, reason: "malformed request: \(parserError)")
+        guard let parserError = error as? HTTPParserError else { return nil }
+        if case .closing = state { return nil }
+        let (status, reason): (HTTPResponseStatus, String) = parserError == .headerOverflow
+            ? (.requestHeaderFieldsTooLarge, "the request headers are over the size limit")
+            : (.badRequest, "malformed request: \(parserError)")
+        if isResponding || !waiting.isEmpty {
+            waiting.append(.parseFailure(status, reason: reason))
+            return PartAction.none
         }
+        return refuse(status, reason)
     }
 
     // MARK: the request cycle
@@ -173,11 +216,15 @@ struct ExchangeStateMachine {
             state = .receiving(head, body, arrival: arrival)
             return .none
         case (.end, .receiving(let head, let body, let arrival)):
-            state = .responding(keepAlive: head.isKeepAlive)
+            beginAnswer(keepAlive: head.isKeepAlive)
             return .respond(head, body, arrival: arrival)
+        case (.end, .challenging(let keepAlive, let toAdmin)):
+            beginAnswer(keepAlive: keepAlive)
+            return .challenge(toAdmin: toAdmin)
         case (.end, .connecting(let host, let port)):
+            beginAnswer(keepAlive: true)
             return .planTunnel(host: host, port: port)
-        case (.body, .connecting), (_, .closing), (.body, .idle), (.end, .idle):
+        case (.body, .connecting), (.body, .challenging), (_, .closing), (.body, .idle), (.end, .idle):
             return .none
         case (.head, _), (.body, _), (.end, _):
             return refuse(.badRequest, "unexpected request part")
@@ -185,6 +232,21 @@ struct ExchangeStateMachine {
     }
 
     private mutating func start(_ head: HTTPRequestHead, now: NIODeadline) -> PartAction {
+        var head = head
+        if let proxyAuthentication {
+            switch proxyAuthentication.admit(&head) {
+            case .admitted:
+                break
+            case .challenged(let toAdmin) where head.expectsContinue:
+                // The client waits before sending its body: answer now, and close, since the body
+                // it may still send would otherwise be read as the next request.
+                beginAnswer(closing: true)
+                return .challenge(toAdmin: toAdmin)
+            case .challenged(let toAdmin):
+                state = .challenging(keepAlive: head.isKeepAlive, toAdmin: toAdmin)
+                return .none
+            }
+        }
         if head.method == .CONNECT {
             guard !isTunnel, let (host, port) = Self.connectTarget(head.uri) else {
                 return refuse(.badRequest, "CONNECT needs host:port")
@@ -197,7 +259,7 @@ struct ExchangeStateMachine {
                           "the request body of \(length) bytes is over the limit of \(maxBodySize) bytes (--max-body)")
         }
         state = .receiving(head, ByteBuffer(), arrival: now)
-        if head.headers[canonicalForm: "Expect"].contains(where: { $0.caseInsensitiveEquals("100-continue") }) {
+        if head.expectsContinue {
             // The client waits for this before sending its body; a request refused early (413 above) never gets it.
             return .sendContinue(head.version)
         }
@@ -205,8 +267,15 @@ struct ExchangeStateMachine {
     }
 
     private mutating func refuse(_ status: HTTPResponseStatus, _ reason: String) -> PartAction {
-        state = .closing
+        beginAnswer(closing: true)
         return .refuse(status, reason: reason)
+    }
+
+    /// Starts the next numbered answer.
+    private mutating func beginAnswer(keepAlive: Bool = true, closing: Bool = false) {
+        answer += 1
+        headWritten = false
+        state = closing ? .closing : .responding(keepAlive: keepAlive)
     }
 
     /// The host and port of a `CONNECT host:port` (or `[v6]:port`); nil unless both are there.
@@ -214,5 +283,12 @@ struct ExchangeStateMachine {
         let (host, port) = RequestTarget.splitAuthority(Substring(authority))
         guard let port, (1...65535).contains(port), !host.isEmpty else { return nil }
         return (host, port)
+    }
+}
+
+extension HTTPRequestHead {
+    /// Whether the client waits for `100 Continue` before sending its body.
+    var expectsContinue: Bool {
+        headers[canonicalForm: "Expect"].contains { $0.caseInsensitiveEquals("100-continue") }
     }
 }

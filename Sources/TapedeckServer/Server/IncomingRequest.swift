@@ -15,6 +15,8 @@ public struct IncomingRequest: Sendable {
     public var arrival: NIODeadline
     /// Whether the admin API is on (false with `--no-admin`).
     public var adminEnabled = true
+    /// The port the request arrived on; set for admin requests, whose `Host` must name it (``AdminGuard``).
+    public var serverPort: Int?
 
     /// The URL as the core sees it: absolute when the sender named the host, origin-form otherwise.
     public var url: String {

@@ -24,8 +24,7 @@ extension ResponseSink {
     /// - `truncate`: sends the head (with the full Content-Length) and half the body, then closes;
     /// - `malformed`: sends bytes that are not HTTP, then closes.
     public func fail(with fault: StubFault, response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
-        let wait = TimeAmount.nanoseconds(Int64(delay.total.components.seconds) * 1_000_000_000
-            + Int64(delay.total.components.attoseconds / 1_000_000_000))
+        let wait = TimeAmount(delay.total)
         let sink = self
         eventLoop.scheduleTask(deadline: arrival + wait) {
             sink.performFault(fault, response: response)
@@ -44,9 +43,9 @@ extension ResponseSink {
         case .truncate:
             var head = response.head
             head.headers.replaceOrAdd(name: "Content-Length", value: String(max(response.body.readableBytes, 2)))
-            handler.value.writeHead(head, context: context.value)
+            handler.value.writeHead(head, answer: answer, context: context.value)
             let half = response.body.getSlice(at: response.body.readerIndex, length: response.body.readableBytes / 2) ?? ByteBuffer()
-            handler.value.writeBody(half, context: context.value, flush: true, promise: nil)
+            handler.value.writeBody(half, answer: answer, context: context.value, flush: true, promise: nil)
             context.value.close(promise: nil)
         case .malformed:
             // Written below the HTTP encoder, so the bytes leave as they are (through TLS when intercepted).

@@ -11,7 +11,7 @@ extension ResponseSink {
     /// takes it (reading waits while the connection is not writable), so a body of any size goes
     /// out in bounded memory, over plain TCP and TLS alike. A file that cannot be read, or turns
     /// out shorter than the Content-Length sent, closes the connection, so the client sees a cut body.
-    static func writeFile(_ file: BodyFile, handler: ExchangeHandler, context: ChannelHandlerContext) {
+    static func writeFile(_ file: BodyFile, answer: Int, handler: ExchangeHandler, context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler, context), eventLoop: loop)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
@@ -23,13 +23,13 @@ extension ResponseSink {
                 guard context.channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
                 sent.value += piece.readableBytes
                 let written = loop.makePromise(of: Void.self)
-                handler.writeBody(piece, context: context, flush: true, promise: written)
+                handler.writeBody(piece, answer: answer, context: context, flush: true, promise: written)
                 return context.channel.isWritable ? loop.makeSucceededVoidFuture() : written.futureResult
             }.always { _ in try? fileHandle.close() }
         }.whenComplete { result in
             let (handler, context) = bound.value
             if case .success = result, sent.value == file.size {
-                handler.writeEnd(context: context, promise: nil)
+                handler.writeEnd(answer: answer, context: context, promise: nil)
             } else {
                 context.flush()
                 context.close(promise: nil)

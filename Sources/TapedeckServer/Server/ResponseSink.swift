@@ -11,14 +11,17 @@ public struct ResponseSink: Sendable {
     public let eventLoop: any EventLoop
     /// Whether the request was `HEAD`, so no body may be sent.
     public let isHead: Bool
+    /// The number of the answer this sink writes; the handler drops writes for any other (``ExchangeStateMachine/accepts(_:)``).
+    let answer: Int
     let handler: NIOLoopBound<ExchangeHandler>
     let context: NIOLoopBound<ChannelHandlerContext>
     private let connectionScope: NIOLoopBound<ConnectionScope>
     private let delayObserver: (@Sendable (ResponseDelay) -> Void)?
 
-    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, isHead: Bool,
+    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, answer: Int, isHead: Bool,
          delayObserver: (@Sendable (ResponseDelay) -> Void)?) {
         eventLoop = context.eventLoop
+        self.answer = answer
         self.isHead = isHead
         self.handler = NIOLoopBound(handler, eventLoop: context.eventLoop)
         self.context = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -45,9 +48,9 @@ public struct ResponseSink: Sendable {
         let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
         let isHead = isHead
         onLoop { handler, context in
-            handler.writeHead(head, context: context)
-            if !isHead && body.readableBytes > 0 { handler.writeBody(body, context: context) }
-            handler.writeEnd(context: context, promise: nil)
+            handler.writeHead(head, answer: answer, context: context)
+            if !isHead && body.readableBytes > 0 { handler.writeBody(body, answer: answer, context: context) }
+            handler.writeEnd(answer: answer, context: context, promise: nil)
         }
     }
 
@@ -59,8 +62,8 @@ public struct ResponseSink: Sendable {
         if delay.head <= .zero && delay.total <= .zero && response.chunks == nil && eventLoop.inEventLoop {
             // The common case: no latency, on the connection's own loop; write at once.
             let (handler, context) = (self.handler.value, self.context.value)
-            handler.writeHead(response.head, context: context)
-            Self.writeBodyAndEnd(response, isHead: isHead, handler: handler, context: context)
+            handler.writeHead(response.head, answer: answer, context: context)
+            Self.writeBodyAndEnd(response, isHead: isHead, answer: answer, handler: handler, context: context)
             return
         }
         onLoop { handler, context in
@@ -72,36 +75,36 @@ public struct ResponseSink: Sendable {
                     context.eventLoop.scheduleTask(deadline: arrival + TimeAmount(offset)) { work() }
                 }
             }
-            at(delay.head) { let (h, c) = bound.value; h.writeHead(response.head, context: c) }
+            at(delay.head) { let (h, c) = bound.value; h.writeHead(response.head, answer: answer, context: c) }
             if isHead {
-                at(delay.head) { let (h, c) = bound.value; h.writeEnd(context: c, promise: nil) }
+                at(delay.head) { let (h, c) = bound.value; h.writeEnd(answer: answer, context: c, promise: nil) }
                 return
             }
             if let chunks = response.chunks {
                 for (number, chunk) in chunks.enumerated() {
                     let offset = number < delay.chunks.count ? max(delay.chunks[number], delay.head) : delay.head
-                    at(offset) { let (h, c) = bound.value; h.writeBody(chunk, context: c, flush: true) }
+                    at(offset) { let (h, c) = bound.value; h.writeBody(chunk, answer: answer, context: c, flush: true) }
                 }
                 let last = max(delay.total, delay.chunks.last ?? .zero, delay.head)
-                at(last) { let (h, c) = bound.value; h.writeEnd(context: c, promise: nil) }
+                at(last) { let (h, c) = bound.value; h.writeEnd(answer: answer, context: c, promise: nil) }
             } else {
                 at(max(delay.total, delay.head)) {
                     let (h, c) = bound.value
-                    Self.writeBodyAndEnd(response, isHead: false, handler: h, context: c)
+                    Self.writeBodyAndEnd(response, isHead: false, answer: answer, handler: h, context: c)
                 }
             }
         }
     }
 
     /// Writes a prepared response's body, from memory or from its side file, and ends the response.
-    private static func writeBodyAndEnd(_ response: PreparedResponse, isHead: Bool, handler: ExchangeHandler,
+    private static func writeBodyAndEnd(_ response: PreparedResponse, isHead: Bool, answer: Int, handler: ExchangeHandler,
                                         context: ChannelHandlerContext) {
         if !isHead, let file = response.file {
-            writeFile(file, handler: handler, context: context)
+            writeFile(file, answer: answer, handler: handler, context: context)
             return
         }
-        if !isHead && response.body.readableBytes > 0 { handler.writeBody(response.body, context: context) }
-        handler.writeEnd(context: context, promise: nil)
+        if !isHead && response.body.readableBytes > 0 { handler.writeBody(response.body, answer: answer, context: context) }
+        handler.writeEnd(answer: answer, context: context, promise: nil)
     }
 
     /// Runs `body` on the connection's event loop with a promise it completes. Called off that
@@ -128,7 +131,7 @@ public struct ResponseSink: Sendable {
     /// Writes a response head now (streaming); completes when written.
     public func writeHead(_ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         onLoop { handler, context, promise in
-            handler.writeHead(head, context: context)
+            handler.writeHead(head, answer: answer, context: context)
             context.flush()
             promise.succeed()
         }
@@ -139,7 +142,7 @@ public struct ResponseSink: Sendable {
         let isHead = isHead
         return onLoop { handler, context, promise in
             if isHead { promise.succeed(); return }
-            handler.writeBody(buffer, context: context, flush: true, promise: promise)
+            handler.writeBody(buffer, answer: answer, context: context, flush: true, promise: promise)
         }
     }
 
@@ -147,8 +150,8 @@ public struct ResponseSink: Sendable {
     /// next ``flush()`` or the end.
     public func streamHead(_ head: HTTPResponseHead) {
         // On the loop (the recording proxy's case) without a closure to allocate, as in flush() and end().
-        guard eventLoop.inEventLoop else { return onLoop { handler, context in handler.writeHead(head, context: context) } }
-        handler.value.writeHead(head, context: context.value)
+        guard eventLoop.inEventLoop else { return onLoop { handler, context in handler.writeHead(head, answer: answer, context: context) } }
+        handler.value.writeHead(head, answer: answer, context: context.value)
     }
 
     /// Writes one piece of a streamed body, on the connection's event loop; it leaves with the
@@ -159,14 +162,14 @@ public struct ResponseSink: Sendable {
         if eventLoop.inEventLoop {
             let (handler, context) = (self.handler.value, self.context.value)
             guard !context.channel.isWritable else {
-                handler.writeBody(buffer, context: context)
+                handler.writeBody(buffer, answer: answer, context: context)
                 return nil
             }
             let promise = eventLoop.makePromise(of: Void.self)
-            handler.writeBody(buffer, context: context, flush: true, promise: promise)
+            handler.writeBody(buffer, answer: answer, context: context, flush: true, promise: promise)
             return promise.futureResult
         }
-        return onLoop { handler, context, promise in handler.writeBody(buffer, context: context, flush: true, promise: promise) }
+        return onLoop { handler, context, promise in handler.writeBody(buffer, answer: answer, context: context, flush: true, promise: promise) }
     }
 
     /// Sends what was streamed so far.
@@ -177,9 +180,9 @@ public struct ResponseSink: Sendable {
 
     /// Ends the response (streaming); completes when written.
     public func end() -> EventLoopFuture<Void> {
-        guard eventLoop.inEventLoop else { return onLoop { handler, context, promise in handler.writeEnd(context: context, promise: promise) } }
+        guard eventLoop.inEventLoop else { return onLoop { handler, context, promise in handler.writeEnd(answer: answer, context: context, promise: promise) } }
         let promise = eventLoop.makePromise(of: Void.self)
-        handler.value.writeEnd(context: context.value, promise: promise)
+        handler.value.writeEnd(answer: answer, context: context.value, promise: promise)
         return promise.futureResult
     }
 
@@ -227,9 +230,11 @@ private final class PromiseHandover: Sendable {
 }
 
 extension TimeAmount {
-    /// Converts a Swift duration.
+    /// Converts a Swift duration, saturating at about 292 years either way rather than overflowing.
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        self = .nanoseconds(overflow || overflowAgain ? (seconds < 0 ? .min : .max) : total)
     }
 }

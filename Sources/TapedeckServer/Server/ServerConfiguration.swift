@@ -24,6 +24,9 @@ public struct ServerConfiguration: Sendable {
     public var delayObserver: (@Sendable (ResponseDelay) -> Void)?
     /// Credentials every request must carry in `Proxy-Authorization` (`--proxy-auth`), if any.
     public var proxyCredentials: ProxyCredentials? = nil
+    /// Names the admin API answers to besides the loopback names and ``host`` (`--admin-host`), for a
+    /// server reached by another name (a container's, a load balancer's).
+    public var adminHosts: [String] = []
     /// Whether `/__tapedeck/` is the admin API; when false such requests are served like any other (`--no-admin`).
     public var adminEnabled = true
 

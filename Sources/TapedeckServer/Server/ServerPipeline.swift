@@ -18,12 +18,14 @@ enum ServerPipeline {
         limits.maxHeaderFieldSize = 64 * 1024
         limits.maxHeaderFieldCount = 1000
         // ExchangeHandler does the pipelining assistance itself: one handler less for every message.
+        // An upgrade handler with no upgraders makes the decoder keep the bytes that follow a
+        // `CONNECT` (a client may send its first tunnelled bytes in the same write) and hand them
+        // on when the tunnel replaces it; it leaves the pipeline after the first request.
+        // Outbound header validation refuses a header value with CR, LF or NUL, so no answer can be split.
         try operations.configureHTTPServerPipeline(
-            position: .last, withPipeliningAssistance: false, withServerUpgrade: nil, withErrorHandling: false,
-            withOutboundHeaderValidation: false, withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-        if origin == nil, let credentials = configuration.proxyCredentials {
-            try operations.addHandler(ProxyAuthenticationHandler(credentials: credentials, adminEnabled: configuration.adminEnabled))
-        }
+            position: .last, withPipeliningAssistance: false, withServerUpgrade: (upgraders: [], completionHandler: { _ in }),
+            withErrorHandling: false, withOutboundHeaderValidation: true, withEncoderConfiguration: .init(),
+            withDecoderLimitConfiguration: limits)
         try operations.addHandler(ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin))
     }
 
@@ -33,11 +35,12 @@ enum ServerPipeline {
     static func switchToTunnel(context: ChannelHandlerContext, handler: ExchangeHandler, sslContext: NIOSSLContext,
                                host: String, port: Int, responder: any Responder, configuration: ServerConfiguration) throws {
         let operations = context.pipeline.syncOperations
-        let old = try plainHTTPHandlers(operations) + [handler]
+        let old = [handler] + (try plainHTTPHandlers(operations))
         let idle = IdleStateHandler(readTimeout: configuration.idleTimeout)
         try operations.addHandler(idle, position: .first)
+        // Last, so the bytes the decoder kept after the `CONNECT` reach it when the decoder leaves.
         try operations.addHandler(TunnelSniffer(sslContext: sslContext, host: host, port: port, responder: responder,
-                                                configuration: configuration), position: .after(idle))
+                                                configuration: configuration), position: .last)
         for handler in old { operations.removeHandler(handler, promise: nil) }
     }
 
@@ -49,23 +52,27 @@ enum ServerPipeline {
         try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
     }
 
+    /// The plain connection's HTTP handlers, the decoder last: removed after the exchange handler,
+    /// it hands the bytes it kept after a `CONNECT` to whatever stands last in the pipeline then.
     private static func plainHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws -> [any RemovableChannelHandler] {
         [try operations.handler(type: ConnectionReadHandler.self),
          try operations.handler(type: HTTPResponseEncoder.self),
-         try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)]
-            + ((try? operations.handler(type: ProxyAuthenticationHandler.self)).map { [$0] } ?? [])
+         try operations.handler(type: NIOHTTPResponseHeadersValidator.self)]
+            + ((try? operations.handler(type: HTTPServerUpgradeHandler.self)).map { [$0] } ?? [])
+            + [try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)]
     }
 
     /// Replaces the HTTP handlers by a byte relay to an upstream connection (passthrough tunnel).
     static func switchToRelay(context: ChannelHandlerContext, handler: ExchangeHandler, upstream: any Channel) throws {
         let operations = context.pipeline.syncOperations
-        let old = try plainHTTPHandlers(operations) + [handler]
+        let old = [handler] + (try plainHTTPHandlers(operations))
         let (local, remote) = GlueHandler.matchedPair()
+        // The upstream connection was made on this same event loop. Its end of the relay is in
+        // place before the bytes the decoder kept after a `CONNECT` come through.
+        try upstream.pipeline.syncOperations.addHandler(remote)
         try operations.addHandler(local)
         for old in old {
             operations.removeHandler(old, promise: nil)
         }
-        // The upstream connection was made on this same event loop.
-        try upstream.pipeline.syncOperations.addHandler(remote)
     }
 }

@@ -34,14 +34,25 @@ import Testing
             Self.answer(requests[requests.count - held.count - 1], sink)
         }
 
+        /// Answers the oldest request still waiting twice, as a responder whose upstream failed after answering might.
+        func answerNextTwice() -> ResponseSink {
+            let request = requests[requests.count - held.count]
+            let sink = held.removeFirst()
+            Self.answer(request, sink)
+            sink.send(status: .badGateway, body: ByteBuffer(string: "a second answer"))
+            return sink
+        }
+
         private static func answer(_ request: IncomingRequest, _ sink: ResponseSink) {
             sink.send(status: .ok, body: ByteBuffer(string: "answer to \(request.head.uri) (\(request.body.readableBytes) bytes)"))
         }
     }
 
-    private func connection(_ responder: TestResponder, maxBodySize: Int = 1024) throws -> EmbeddedChannel {
+    private func connection(_ responder: TestResponder, maxBodySize: Int = 1024,
+                            proxyCredentials: ProxyCredentials? = nil) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        let configuration = ServerConfiguration(maxBodySize: maxBodySize, idleTimeout: .seconds(60))
+        var configuration = ServerConfiguration(maxBodySize: maxBodySize, idleTimeout: .seconds(60))
+        configuration.proxyCredentials = proxyCredentials
         try ServerPipeline.configure(channel: channel, responder: responder, configuration: configuration)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return channel
@@ -208,6 +219,74 @@ import Testing
         #expect(throws: Never.self) { try channel.pipeline.syncOperations.handler(type: TunnelSniffer.self) }
         #expect(throws: (any Error).self) { try channel.pipeline.syncOperations.handler(type: ExchangeHandler.self) }
         #expect(channel.isActive)
+        _ = try channel.finish()
+    }
+
+    // MARK: one answer per request, in request order
+
+    @Test func anUnauthorizedRequestPipelinedBehindAnAuthorizedOneIsAnsweredAfterIt() throws {
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let channel = try connection(responder, proxyCredentials: ProxyCredentials(user: "u", password: "p"))
+        try send("GET /first HTTP/1.1\r\nHost: a\r\nProxy-Authorization: Basic dTpw\r\n\r\n"
+                 + "GET /second HTTP/1.1\r\nHost: a\r\n\r\n", to: channel)
+        #expect(try written(channel).isEmpty, "nothing may overtake the first answer")
+        responder.answerNext()
+        let answers = try written(channel)
+        let ok = try #require(answers.range(of: "HTTP/1.1 200 OK"))
+        let challenge = try #require(answers.range(of: "HTTP/1.1 407 Proxy Authentication Required"))
+        #expect(ok.lowerBound < challenge.lowerBound)
+        #expect(answers.contains("Proxy-Authenticate: Basic realm=\"tapedeck\""))
+        #expect(responder.requests.map(\.head.uri) == ["/first"])
+        #expect(responder.requests[0].head.headers["Proxy-Authorization"].isEmpty, "the credentials are never passed on")
+        #expect(channel.isActive)
+        _ = try channel.finish()
+    }
+
+    @Test func aMalformedRequestPipelinedBehindAValidOneWaitsForItsAnswer() throws {
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let channel = try connection(responder)
+        try? send("GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost a\r\n\r\n", to: channel)
+        #expect(channel.isActive, "the connection stays until the first answer is out")
+        responder.answerNext()
+        let answers = try written(channel)
+        let first = try #require(answers.range(of: "answer to /first (0 bytes)"))
+        let refusal = try #require(answers.range(of: "HTTP/1.1 400 Bad Request"))
+        #expect(first.upperBound <= refusal.lowerBound)
+        #expect(!channel.isActive)
+    }
+
+    @Test func aRequestGetsOneAnswerEvenWhenTheResponderSendsTwo() throws {
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let channel = try connection(responder)
+        try send("GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n", to: channel)
+        let stale = responder.answerNextTwice()
+        let first = try written(channel)
+        #expect(first.components(separatedBy: "HTTP/1.1 ").count == 2, "one status line: \(first)")
+        #expect(!first.contains("a second answer"))
+        // The first answer's sink cannot write into the second's.
+        stale.send(status: .gatewayTimeout, body: ByteBuffer(string: "late"))
+        responder.answerNext()
+        let second = try written(channel)
+        #expect(second.hasPrefix("HTTP/1.1 200 OK") && second.hasSuffix("answer to /second (0 bytes)"))
+        #expect(!second.contains("late"))
+        _ = try channel.finish()
+    }
+
+    @Test func bytesSentRightAfterAConnectGoIntoTheTunnel() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let responder = TestResponder()
+        responder.plan = .intercept(try CertificateAuthority(home: home).serverContext(for: "api.test"))
+        let channel = try connection(responder)
+        // A plain-HTTP request inside the tunnel, in the same write as the CONNECT.
+        try send("CONNECT api.test:80 HTTP/1.1\r\nHost: api.test:80\r\n\r\nGET /inside HTTP/1.1\r\nHost: api.test\r\n\r\n", to: channel)
+        let answers = try written(channel)
+        #expect(answers.hasPrefix("HTTP/1.1 200 OK\r\n\r\n"))
+        #expect(answers.hasSuffix("answer to /inside (0 bytes)"), "\(answers)")
+        #expect(responder.requests.map(\.url) == ["http://api.test/inside"])
         _ = try channel.finish()
     }
 }

@@ -8,7 +8,12 @@ import Testing
     /// The machine behind a reference, so each event can be checked inside `#expect`.
     final class Driver {
         private var machine: ExchangeStateMachine
-        init(maxBodySize: Int, isTunnel: Bool) { machine = ExchangeStateMachine(maxBodySize: maxBodySize, isTunnel: isTunnel) }
+        init(maxBodySize: Int, isTunnel: Bool, proxyAuthentication: ProxyAuthentication? = nil) {
+            machine = ExchangeStateMachine(maxBodySize: maxBodySize, isTunnel: isTunnel, proxyAuthentication: proxyAuthentication)
+        }
+        var answer: Int { machine.answer }
+        func accepts(_ number: Int) -> Bool { machine.accepts(number) }
+        func headWillBeWritten(for number: Int) -> Bool { machine.headWillBeWritten(for: number) }
         var isResponding: Bool { machine.isResponding }
         var closesAfterResponse: Bool { machine.closesAfterResponse }
         func received(_ part: HTTPServerRequestPart, now: NIODeadline) -> ExchangeStateMachine.PartAction { machine.received(part, now: now) }
@@ -121,10 +126,19 @@ import Testing
         #expect(other.decodingFailed(HTTPParserError.invalidHeaderToken) 
             == .refuse(.badRequest, reason: "malformed request: \(HTTPParserError.invalidHeaderToken)"))
 
+        // Behind an answer under way, the refusal waits for it, and for the requests before it.
         let responding = Driver(maxBodySize: 100, isTunnel: false)
-        _ = responding.received(.head(head()), now: now)
+        _ = responding.received(.head(head(.GET, "/first")), now: now)
         _ = responding.received(.end(nil), now: now)
-        #expect(responding.decodingFailed(HTTPParserError.invalidHeaderToken) == nil)
+        _ = responding.received(.head(head(.GET, "/second")), now: now)
+        _ = responding.received(.end(nil), now: now)
+        #expect(responding.decodingFailed(HTTPParserError.invalidHeaderToken) == ExchangeStateMachine.PartAction.none)
+        #expect(responding.responseEnded() == .keepAlive)
+        #expect(responding.takeWaitingPart() == .some(.none))
+        #expect(responding.takeWaitingPart() == .respond(head(.GET, "/second"), ByteBuffer(), arrival: now))
+        #expect(responding.responseEnded() == .keepAlive)
+        #expect(responding.takeWaitingPart() == .refuse(.badRequest, reason: "malformed request: \(HTTPParserError.invalidHeaderToken)"))
+        #expect(responding.closesAfterResponse)
         struct NotAParseError: Error {}
         let idle = Driver(maxBodySize: 100, isTunnel: false)
         #expect(idle.decodingFailed(NotAParseError()) == nil)
@@ -143,5 +157,42 @@ import Testing
         let machine = Driver(maxBodySize: 100, isTunnel: false)
         _ = machine.received(.head(head()), now: now)
         #expect(machine.received(.head(head()), now: now) == .refuse(.badRequest, reason: "unexpected request part"))
+    }
+
+    @Test func proxyCredentialsAreAStepOfTheRequestAndItsChallengeWaitsItsTurn() {
+        let credentials = ProxyCredentials(user: "u", password: "p")
+        let machine = Driver(maxBodySize: 100, isTunnel: false,
+                             proxyAuthentication: ProxyAuthentication(credentials: credentials, adminEnabled: true))
+        let authorized = head(.GET, "/first", [("Proxy-Authorization", "Basic dTpw")])
+        #expect(machine.received(.head(authorized), now: now) == .none)
+        // The credentials go no further than the machine.
+        #expect(machine.received(.end(nil), now: now) == .respond(head(.GET, "/first"), ByteBuffer(), arrival: now))
+        // An unauthorized request pipelined behind waits for the first answer, then is challenged.
+        #expect(machine.received(.head(head(.GET, "/second")), now: now) == .none)
+        #expect(machine.received(.end(nil), now: now) == .none)
+        #expect(machine.responseEnded() == .keepAlive)
+        #expect(machine.takeWaitingPart() == .some(.none))
+        #expect(machine.takeWaitingPart() == .challenge(toAdmin: false))
+        #expect(!machine.closesAfterResponse)
+        #expect(machine.responseEnded() == .keepAlive)
+        // An admin path may be asked with 401 instead; a client waiting for 100 Continue is answered at once.
+        #expect(machine.received(.head(head(.POST, "/__tapedeck/reset", [("Expect", "100-continue")])), now: now)
+            == .challenge(toAdmin: true))
+        #expect(machine.closesAfterResponse)
+    }
+
+    @Test func eachAnswerIsNumberedAndTakesOneHead() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        _ = machine.received(.head(head()), now: now)
+        _ = machine.received(.end(nil), now: now)
+        let first = machine.answer
+        #expect(machine.headWillBeWritten(for: first))
+        #expect(!machine.headWillBeWritten(for: first), "a second head for the same answer")
+        #expect(machine.responseEnded() == .keepAlive)
+        #expect(!machine.accepts(first), "an answer that ended takes no more writes")
+        _ = machine.received(.head(head()), now: now)
+        _ = machine.received(.end(nil), now: now)
+        #expect(machine.answer == first + 1)
+        #expect(!machine.accepts(first) && machine.accepts(first + 1))
     }
 }
