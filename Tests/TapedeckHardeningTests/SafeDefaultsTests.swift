@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func noAdminServesAdminPathsLikeAnyOtherRequest() async throws {
-        let health = "GET /__tapedeck/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let health = "GET /__tapedeck/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
         let withAdmin = try TapedeckProcess(["replay", "--port", "0", example])
         defer { withAdmin.stop() }
         let adminAnswer = try await RawSocket.exchange(port: try withAdmin.waitUntilListening(), health)

@@ -50,7 +50,7 @@ import Testing
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
             #expect(try await Curl.run([harness.base + "/counter"]).text == "one")
             #expect(try await Curl.run([harness.base + "/counter"]).text == "two")
-            let reset = try await Curl.run(["-X", "POST", harness.base + "/__tapedeck/reset"])
+            let reset = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", harness.base + "/__tapedeck/reset"])
             #expect(reset.text.contains("true"))
             #expect(harness.responder.journal.document().entries.isEmpty)
             #expect(try await Curl.run([harness.base + "/counter"]).text == "one")

@@ -115,10 +115,10 @@ struct InspectorTests {
             #expect(cassette.interactions.map(\.plays) == [2, 0, 0, 0, 0, 0, 0, 0])
             #expect(cassette.interactions[4].url == "http://api.example.test/image.png")
 
-            _ = try await Curl.run(["-X", "POST", harness.base + "/__tapedeck/reset"])
+            _ = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", harness.base + "/__tapedeck/reset"])
             #expect(try await Self.list(harness.base).exchanges.isEmpty)
             #expect(try await overview().cassettes.first?.interactions.allSatisfy { $0.plays == 0 } == true)
-            let wrongMethod = try await Curl.run(["-X", "POST", "-w", "%{http_code}", "-o", "/dev/null", harness.base + "/__tapedeck/cassettes"])
+            let wrongMethod = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-w", "%{http_code}", "-o", "/dev/null", harness.base + "/__tapedeck/cassettes"])
             #expect(wrongMethod.text == "405")
         }
     }
@@ -176,7 +176,7 @@ struct InspectorTests {
             #expect(summary.status == 599)
             #expect(event.contains("id: \(summary.id)\n"))
 
-            _ = try await Curl.run(["-X", "POST", harness.base + "/__tapedeck/reset"])
+            _ = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", harness.base + "/__tapedeck/reset"])
             let reset = await socket.read { String(decoding: $0, as: UTF8.self).contains("\n\n") }
             #expect(String(decoding: reset.data, as: UTF8.self).contains("event: reset\n"))
             #expect(try await Self.list(harness.base).listeners == 1)

@@ -47,7 +47,7 @@ struct StubServerTests {
         #expect(try await checkout("b") == "503")
         #expect(try await checkout("a") == "201")
         #expect(try await checkout("b") == "201")
-        _ = try await Curl.run(["-X", "POST", "\(base)/__tapedeck/reset"])
+        _ = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "\(base)/__tapedeck/reset"])
         #expect(try await checkout("a") == "503")
     }
 
@@ -56,7 +56,7 @@ struct StubServerTests {
         let (server, base) = try replay()
         defer { _ = server.stop() }
         let stubs = #"{"stubs": [{"request": {"path": "/empty"}, "response": {"fault": "empty"}}, {"request": {"path": "/truncate"}, "response": {"status": 200, "body": {"text": "0123456789abcdefghij"}, "fault": "truncate"}}, {"request": {"path": "/malformed"}, "response": {"fault": "malformed"}}]}"#
-        let added = try await Curl.run(["-X", "POST", "-d", stubs, "\(base)/__tapedeck/stubs"])
+        let added = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", stubs, "\(base)/__tapedeck/stubs"])
         #expect(added.text.contains("ids"))
         #expect(try await Curl.run(["\(base)/flaky"]).status == 56, "reset: connection reset by peer")
         #expect(try await Curl.run(["\(base)/empty"]).status == 52, "empty: empty reply from server")
@@ -82,7 +82,7 @@ struct StubServerTests {
     func runTimeStubsAndVerify() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
-        let add = try await Curl.run(["-X", "POST", "-H", "Tapedeck-Session: s1", "-d",
+        let add = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-H", "Tapedeck-Session: s1", "-d",
                                       #"{"request": {"method": "GET", "path": "/feature-flags"}, "response": {"status": 200, "body": {"json": {"beta": true}}}}"#,
                                       "\(base)/__tapedeck/stubs"])
         let id = try #require(try (JSONSerialization.jsonObject(with: add.output) as? [String: [String]])?["ids"]?.first)
@@ -92,13 +92,13 @@ struct StubServerTests {
         for order in ["A", "B", "A"] {
             _ = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"order": "\#(order)"}"#, "\(base)/audit"])
         }
-        let verify = try await Curl.run(["-X", "POST", "-d", #"{"method": "POST", "path": "/audit", "json": {"order": "A"}}"#,
+        let verify = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"method": "POST", "path": "/audit", "json": {"order": "A"}}"#,
                                          "\(base)/__tapedeck/verify"])
         #expect((try JSONSerialization.jsonObject(with: verify.output) as? [String: Any])?["count"] as? Int == 2)
         #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "\(base)/__tapedeck/stubs/\(id)"]).text == "200")
         #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "-X", "DELETE", "\(base)/__tapedeck/stubs/\(id)"]).text == "404")
         let before = try await Curl.run(["\(base)/__tapedeck/stubs"]).text
-        let bad = try await Curl.run(["-w", "%{http_code}", "-X", "POST", "-d", #"{"request": {"pathRegex": "("}, "response": {"status": 200}}"#,
+        let bad = try await Curl.run(["-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json", "-d", #"{"request": {"pathRegex": "("}, "response": {"status": 200}}"#,
                                       "\(base)/__tapedeck/stubs"])
         #expect(bad.text.hasSuffix("400"))
         #expect(bad.text.contains("request.pathRegex"))
@@ -122,7 +122,7 @@ struct StubServerTests {
         let (server, base) = try replay()
         defer { _ = server.stop() }
         let stubs = #"{"stubs": [{"request": {"host": "api.example.test", "path": "/only-that-host"}, "response": {"status": 200, "body": {"text": "host ok"}}}, {"request": {"method": "POST", "path": "/login", "form": {"user": "{user}"}}, "response": {"status": 200, "body": {"text": "hello {{form.user}}"}, "templated": true}}, {"request": {"method": "POST", "path": "/search", "bodyContains": "needle"}, "response": {"status": 200, "body": {"text": "found"}}}]}"#
-        _ = try await Curl.run(["-X", "POST", "-d", stubs, "\(base)/__tapedeck/stubs"])
+        _ = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", stubs, "\(base)/__tapedeck/stubs"])
         // Through the server as a proxy the request names its host; sent straight, it names none.
         #expect(try await Curl.run(["--proxy", base, "http://api.example.test/only-that-host"]).text == "host ok")
         #expect(try await Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "--proxy", base, "http://other.test/only-that-host"]).text == "599")

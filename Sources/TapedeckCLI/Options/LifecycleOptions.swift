@@ -16,11 +16,18 @@ struct LifecycleOptions: ParsableArguments {
     @Option(name: .customLong("on-expired"), help: "What an expired interaction does: warn, error or rerecord.")
     var onExpired: ExpiryPolicy = .warn
 
+    @Option(name: .customLong("max-template-output"),
+            help: ArgumentHelp("The most bytes a templated stub answer may expand to; past it the answer is a 500 naming the stub.", valueName: "BYTES"))
+    var maxTemplateOutput = StubSet.defaultMaxTemplateOutput
+
     @Option(name: .customLong("now"), help: ArgumentHelp("Fix the current time (ISO 8601) for expiry and {{now}}, for reproducible runs.", valueName: "TIME"))
     var now: String?
 
     func validate() throws {
         if let expireAfterDays, expireAfterDays <= 0 { throw ValidationError("--expire-after must be positive") }
+        guard (1...(1 << 30)).contains(maxTemplateOutput) else {
+            throw ValidationError("--max-template-output must be from 1 to \(1 << 30) bytes, not \(maxTemplateOutput)")
+        }
         if let now, Self.date(now) == nil { throw ValidationError("--now \(now) is not an ISO 8601 time such as 2026-11-21T10:00:00Z") }
     }
 
@@ -28,6 +35,7 @@ struct LifecycleOptions: ParsableArguments {
     func apply(to options: inout PlaybackOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         options.secrets = try Secrets(specifications: secrets, environment: environment)
         options.expiry = ExpiryOptions(days: expireAfterDays, policy: onExpired)
+        options.maxTemplateOutput = maxTemplateOutput
     }
 
     /// The clock of expiry and `{{now}}`.

@@ -115,6 +115,23 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     ]
 }
 
+extension HeaderList {
+    /// The first field whose name or value holds CR, LF or NUL: sent as it is, it would split the
+    /// message (a forged header or body). Nothing that holds one is loaded, imported or served.
+    public var firstUnsafeField: HeaderField? {
+        fields.first { Self.isUnsafe($0.name) || Self.isUnsafe($0.value) }
+    }
+
+    /// Why a field is refused, naming it.
+    public static func unsafeReason(_ field: HeaderField) -> String {
+        "header \(field.name.debugDescription) has a CR, LF or NUL, which would split the message"
+    }
+
+    private static func isUnsafe(_ text: String) -> Bool {
+        text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+}
+
 extension HeaderList: Codable {
     /// Reads the cassette form: an object from a name to the list of its values.
     public init(from decoder: Decoder) throws {
@@ -126,6 +143,9 @@ extension HeaderList: Codable {
             for value in object[name] ?? [] { fields.append(HeaderField(name: name, value: value)) }
         }
         self.fields = fields
+        if let unsafe = firstUnsafeField {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: HeaderList.unsafeReason(unsafe))
+        }
     }
 
     /// Writes the cassette form, grouping the values of each name as recorded.

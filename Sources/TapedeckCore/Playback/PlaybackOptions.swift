@@ -11,6 +11,8 @@ public struct PlaybackOptions: Sendable, Hashable {
     public var secrets: Secrets
     /// When recorded interactions expire.
     public var expiry: ExpiryOptions
+    /// The most bytes a templated stub answer may expand to (`--max-template-output`).
+    public var maxTemplateOutput = StubSet.defaultMaxTemplateOutput
 
     /// Creates options.
     public init(match: MatchOptions = .default, exhaustion: ExhaustionPolicy = .repeatLast,

@@ -53,7 +53,8 @@ public final class Player: Sendable {
             expiryDays[cassette] == nil ? nil : interaction.recordedAt.flatMap(ExpiryOptions.parse)
         }
         self.hooks = hooks
-        self.stubs = StubSet(cassettes.flatMap(\.cassette.stubs) + stubs, seed: options.latency.jitter?.seed ?? 0, now: hooks.now)
+        self.stubs = StubSet(cassettes.flatMap(\.cassette.stubs) + stubs, seed: options.latency.jitter?.seed ?? 0, now: hooks.now,
+                             maxTemplateOutput: options.maxTemplateOutput)
         self.matcher = Matcher(interactions: interactions, options: options.match)
     }
 

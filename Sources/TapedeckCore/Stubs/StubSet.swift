@@ -39,6 +39,11 @@ public final class StubSet: Sendable {
     private let received: BoundedLog<ReceivedRequest>
     private let seed: UInt64
     private let now: @Sendable () -> Date
+    /// The most bytes one templated answer may expand to.
+    private let maxTemplateOutput: Int
+
+    /// The default of `maxTemplateOutput`: 1 MiB.
+    public static let defaultMaxTemplateOutput = 1 << 20
 
     /// A request as verification sees it.
     public struct ReceivedRequest: Sendable {
@@ -54,9 +59,12 @@ public final class StubSet: Sendable {
     ///   - seed: what `{{uuid}}` is derived from, with the stub and its play count.
     ///   - now: what `{{now}}` reads.
     ///   - logCapacity: how many received requests verification can see.
-    public init(_ stubs: [Stub] = [], seed: UInt64 = 0, now: @escaping @Sendable () -> Date = Date.init, logCapacity: Int = 1000) {
+    ///   - maxTemplateOutput: the most bytes a templated answer may expand to; past it the answer is a 500.
+    public init(_ stubs: [Stub] = [], seed: UInt64 = 0, now: @escaping @Sendable () -> Date = Date.init, logCapacity: Int = 1000,
+                maxTemplateOutput: Int = StubSet.defaultMaxTemplateOutput) {
         self.seed = seed
         self.now = now
+        self.maxTemplateOutput = maxTemplateOutput
         received = BoundedLog(capacity: logCapacity)
         state.withLock { state in
             for stub in stubs { Self.insert(stub, session: nil, fromFile: true, into: &state) }
@@ -154,9 +162,21 @@ public final class StubSet: Sendable {
             let (stub, playCount, now) = (chosen.stub.id, chosen.playCount, now)
             let context = StubTemplate.Context(request: stubRequest, uuid: { self.uuid(stub: stub, playCount: playCount) },
                                                now: { Timestamp.iso8601(now()) })
-            response = StubTemplate.expand(response, in: context)
+            do {
+                response = try StubTemplate.expand(response, in: context, limit: maxTemplateOutput)
+            } catch {
+                response = Self.templateFailure(error, stub: chosen.stub)
+            }
         }
         return Served(stub: chosen.stub, response: response, playCount: chosen.playCount)
+    }
+
+    /// The answer of a stub whose templates could not be expanded: 500, naming the stub and why.
+    private static func templateFailure(_ error: StubTemplateError, stub: Stub) -> StubResponse {
+        let name = stub.name.map { "\"\($0)\" (\(stub.id))" } ?? stub.id
+        return StubResponse(status: 500,
+                            headers: ["Content-Type": "text/plain; charset=utf-8", "Tapedeck-Error": "template-failed"],
+                            body: Body(text: "stub \(name) was not served: \(error)\n"))
     }
 
     /// The nearest stubs for a request that none answers, each with the pattern field it failed.

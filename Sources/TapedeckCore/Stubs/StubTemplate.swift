@@ -4,39 +4,71 @@ import Foundation
 /// `{{path.NAME}}` (a capture of the path template or regex, or of a `{name}` value pattern),
 /// `{{query.NAME}}`, `{{header.NAME}}`, `{{form.NAME}}`, `{{json.PATH}}` (a JSON path into the request
 /// body), `{{method}}`, `{{url}}`, `{{uuid}}` and `{{now}}`. An expression it does not know is left as written.
+///
+/// What a template may make is bounded: the whole expansion stops past `limit` bytes (a small
+/// template repeating `{{json.a}}` over a large request must not answer hundreds of MB), the
+/// request body is parsed as JSON once whatever the number of `{{json.…}}`, and an expanded header
+/// value with CR, LF or NUL is refused rather than sent (it would split the answer).
 struct StubTemplate {
     /// What the expressions read; `uuid` and `now` are computed only when a template asks.
-    struct Context {
+    final class Context {
         let request: StubRequest
         /// Derived from the seed, the stub and its play count: the same run gives the same ids.
         let uuid: () -> String
         /// ISO 8601.
         let now: () -> String
+        /// The request body as JSON, parsed on first use.
+        private(set) lazy var json: JSONValue? = JSONValue(parsing: request.request.body.data)
+
+        init(request: StubRequest, uuid: @escaping () -> String, now: @escaping () -> String) {
+            self.request = request
+            self.uuid = uuid
+            self.now = now
+        }
     }
 
-    /// The response with every template expanded.
-    static func expand(_ response: StubResponse, in context: Context) -> StubResponse {
+    /// The response with every template expanded, in at most `limit` bytes of expanded text.
+    static func expand(_ response: StubResponse, in context: Context, limit: Int) throws(StubTemplateError) -> StubResponse {
+        var budget = OutputBudget(limit: limit)
         var expanded = response
-        expanded.headers.mapValues { expand($0.value, in: context) }
+        var headers = HeaderList()
+        for field in response.headers {
+            headers.append(name: field.name, value: try expand(field.value, in: context, budget: &budget))
+        }
+        if let unsafe = headers.firstUnsafeField { throw .unsafeHeader(name: unsafe.name) }
+        expanded.headers = headers
         if response.body.style == .json, let value = JSONValue(parsing: response.body.data) {
-            expanded.body = Body(expandStrings(in: value, context: context).compactData, style: .json)
+            expanded.body = Body(try expandStrings(in: value, context: context, budget: &budget).compactData, style: .json)
         } else if let text = response.body.text {
-            expanded.body = Body(text: expand(text, in: context))
+            expanded.body = Body(text: try expand(text, in: context, budget: &budget))
         }
         return expanded
     }
 
-    /// The text with every `{{expression}}` replaced.
-    static func expand(_ text: String, in context: Context) -> String {
+    /// How many bytes of expanded text an answer may still take.
+    struct OutputBudget {
+        let limit: Int
+        var used = 0
+    }
+
+    /// The text with every `{{expression}}` replaced, counted against `budget`.
+    static func expand(_ text: String, in context: Context, budget: inout OutputBudget) throws(StubTemplateError) -> String {
         var result = ""
         var rest = text[...]
+        let (used, limit) = (budget.used, budget.limit)
+        func append(_ piece: some StringProtocol) throws(StubTemplateError) {
+            result += piece
+            guard used + result.utf8.count <= limit else { throw .outputTooLarge(limit: limit) }
+        }
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
-            result += rest[..<open.lowerBound]
+            try append(rest[..<open.lowerBound])
             let expression = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            result += value(of: expression, in: context) ?? "{{\(expression)}}"
+            try append(value(of: expression, in: context) ?? "{{\(expression)}}")
             rest = rest[close.upperBound...]
         }
-        return result + rest
+        try append(rest)
+        budget.used += result.utf8.count
+        return result
     }
 
     /// The expressions a text uses, for lint.
@@ -50,12 +82,20 @@ struct StubTemplate {
         return found
     }
 
-    private static func expandStrings(in value: JSONValue, context: Context) -> JSONValue {
+    private static func expandStrings(in value: JSONValue, context: Context, budget: inout OutputBudget) throws(StubTemplateError) -> JSONValue {
         switch value {
-        case .string(let text): return .string(expand(text, in: context))
-        case .array(let items): return .array(items.map { expandStrings(in: $0, context: context) })
-        case .object(let members): return .object(members.mapValues { expandStrings(in: $0, context: context) })
-        default: return value
+        case .string(let text):
+            return .string(try expand(text, in: context, budget: &budget))
+        case .array(let items):
+            var expanded: [JSONValue] = []
+            for item in items { expanded.append(try expandStrings(in: item, context: context, budget: &budget)) }
+            return .array(expanded)
+        case .object(let members):
+            var expanded = members
+            for (key, member) in members { expanded[key] = try expandStrings(in: member, context: context, budget: &budget) }
+            return .object(expanded)
+        default:
+            return value
         }
     }
 
@@ -80,7 +120,7 @@ struct StubTemplate {
         case "form":
             return FormURLEncoding.pairs(Substring(request.body.text ?? "")).first { $0.name == name }?.value
         case "json":
-            guard let body = JSONValue(parsing: request.body.data),
+            guard let body = context.json,
                   let path = try? JSONPath(name.hasPrefix("$") ? name : "$.\(name)") else { return nil }
             return path.values(in: body).first.map(plainText)
         default:
@@ -92,5 +132,20 @@ struct StubTemplate {
     private static func plainText(_ value: JSONValue) -> String {
         if case .string(let text) = value { return text }
         return String(decoding: value.compactData, as: UTF8.self)
+    }
+}
+
+/// Why a templated stub answer could not be made; the server answers 500 naming the stub.
+public enum StubTemplateError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The expansion went past the limit (`--max-template-output`).
+    case outputTooLarge(limit: Int)
+    /// An expanded header value holds CR, LF or NUL.
+    case unsafeHeader(name: String)
+
+    public var description: String {
+        switch self {
+        case .outputTooLarge(let limit): "its templates expand past \(limit) bytes (--max-template-output)"
+        case .unsafeHeader(let name): "header \(name.debugDescription) expands to a value with CR, LF or NUL, which would split the answer"
+        }
     }
 }

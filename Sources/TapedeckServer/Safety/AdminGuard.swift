@@ -5,7 +5,7 @@ import TapedeckCore
 /// What keeps a browser elsewhere out of the admin API (`/__tapedeck/…`), which can add stubs,
 /// empty the journal and read every exchange. An admin request is answered only when:
 /// - its `Host` is the server's own: a loopback name (`127.0.0.1`, `localhost`, `[::1]`), the
-///   name it listens on, or one given with `--admin-host`, with the port it listens on (a page
+///   name it listens on, or one given with `--admin-host`, with the port it listens on if any (a page
 ///   on a name the attacker controls that resolves to 127.0.0.1, DNS rebinding, is refused);
 /// - its `Origin`, when there is one, is that same server (a page on another origin is refused,
 ///   whatever its mode: `no-cors` fetches and forms send `Origin` on every POST);
@@ -56,10 +56,11 @@ struct AdminGuard: Sendable {
         return nil
     }
 
-    /// Whether `name[:port]` names this server.
+    /// Whether `name[:port]` names this server: one of its names, and its port when a port is given
+    /// (a browser always gives it but for port 80, so a page on another port never matches).
     private func isOwn(authority: String, port: Int?) -> Bool {
         let (name, given) = RequestTarget.splitAuthority(Substring(authority))
-        return names.contains(Self.bare(name)) && (given ?? 80) == (port ?? 80)
+        return names.contains(Self.bare(name)) && (given == nil || given == port)
     }
 
     private static func bare(_ name: String) -> String {

@@ -83,13 +83,13 @@ public struct HARImporter: Sendable {
         if entry.request.originForm == true {
             url = target.path + (target.query.map { "?\($0)" } ?? "")
         }
-        var requestHeaders = Self.headers(entry.request.headers)
+        var requestHeaders = try Self.headers(entry.request.headers, place: "\(place).request.headers", file: file)
         let requestBody = try Self.requestBody(entry.request.postData, place: "\(place).request.postData", file: file)
         if !requestBody.isEmpty, !requestHeaders.contains("Content-Type"), let mimeType = entry.request.postData?.mimeType,
            !mimeType.isEmpty {
             requestHeaders.append(name: "Content-Type", value: mimeType)
         }
-        var responseHeaders = Self.headers(entry.response.headers)
+        var responseHeaders = try Self.headers(entry.response.headers, place: "\(place).response.headers", file: file)
         let content = entry.response.content
         let textPlace = "\(place).response.content.text"
         let pollyBytes = try polly?.bytes(of: content, contentEncoded: responseHeaders.contains("Content-Encoding"),
@@ -115,10 +115,14 @@ public struct HARImporter: Sendable {
     }
 
     /// Headers a cassette keeps: no HTTP/2 pseudo-headers (`:authority`), no hop-by-hop ones; a value
-    /// given as an array (Polly.js) is one field per value.
-    static func headers(_ pairs: [HARNameValue]) -> HeaderList {
-        HeaderList(pairs.filter { !$0.name.hasPrefix(":") && !HeaderList.isHopByHop($0.name) }
+    /// given as an array (Polly.js) is one field per value. One with CR, LF or NUL is refused.
+    static func headers(_ pairs: [HARNameValue], place: String, file: String?) throws(ToolingError) -> HeaderList {
+        let headers = HeaderList(pairs.filter { !$0.name.hasPrefix(":") && !HeaderList.isHopByHop($0.name) }
             .flatMap { pair in pair.values.map { HeaderField(name: pair.name, value: $0) } })
+        if let unsafe = headers.firstUnsafeField {
+            throw ToolingError(file: file, kind: .badInput(path: place, message: HeaderList.unsafeReason(unsafe)))
+        }
+        return headers
     }
 
     /// The request body: the text (base64 when so marked), else the form parameters encoded.

@@ -209,6 +209,7 @@ public struct VCRImporter: Sendable {
                     list.append(name: name, value: text)
                 }
             }
+            if let unsafe = list.firstUnsafeField { throw error(place, HeaderList.unsafeReason(unsafe)) }
             return list
         }
 
