@@ -96,6 +96,15 @@ public struct Body: Sendable {
     /// Whether redaction and secrets may read the bytes whole: in memory, or a side file of at most ``wholeReadLimit``.
     public var isReadableWhole: Bool { file == nil || count <= Self.wholeReadLimit }
 
+    /// The most bytes of a body that a log keeps (the journal's verify log, the unmatched log, the
+    /// inspector): 64 KiB, so a flood of large requests cannot grow memory.
+    public static let logLimit = 64 * 1024
+
+    /// The body as a log keeps it: whole up to ``logLimit``, else its first ``logLimit`` bytes.
+    public var logged: Body {
+        count <= Self.logLimit ? self : Body(prefix(Self.logLimit), style: style)
+    }
+
     /// The first `maxLength` bytes, reading no more of a side file than that.
     public func prefix(_ maxLength: Int) -> Data {
         switch storage {

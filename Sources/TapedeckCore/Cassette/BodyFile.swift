@@ -30,26 +30,30 @@ public struct BodyFile: Sendable, Hashable {
 
     /// The first `maxLength` bytes at most, reading no further into the file (empty when it cannot be read).
     public func prefix(_ maxLength: Int) -> Data {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return Data() }
-        defer { try? handle.close() }
+        guard case .opened(let descriptor) = SystemCalls.openForReadingWithoutFollowingLinks(url.path) else { return Data() }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         return (try? handle.read(upToCount: min(maxLength, size))) ?? Data()
     }
 
     /// Reads the file in order, handing `body` pieces of at most `pieceSize` bytes, so a file of
-    /// any size is read in bounded memory. Throws when the file is gone or no longer ``size`` bytes.
+    /// any size is read in bounded memory. The file is opened without following a link, and its
+    /// bytes are hashed as they go: throws when the file is gone, is a link, is no longer ``size``
+    /// bytes, or (after the last piece) does not have the ``digest`` it is named after.
     public func read(pieceSize: Int = defaultPieceSize, _ body: (Data) throws -> Void) throws(SideFileError) {
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw .missing(url.path)
+        let descriptor: Int32
+        switch SystemCalls.openForReadingWithoutFollowingLinks(url.path) {
+        case .opened(let opened): descriptor = opened
+        case .link: throw .notAFile(url.path)
+        case .failed: throw .missing(url.path)
         }
-        defer { try? handle.close() }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var total = 0
+        var hash = SHA256()
         do {
             while let piece = try handle.read(upToCount: pieceSize), !piece.isEmpty {
                 total += piece.count
                 guard total <= size else { break }
+                hash.update(piece)
                 try body(piece)
             }
         } catch let error as SideFileError {
@@ -58,5 +62,7 @@ public struct BodyFile: Sendable, Hashable {
             throw .unreadable(url.path, "\(error)")
         }
         guard total == size else { throw .sizeChanged(url.path, expected: size, found: total) }
+        let found = hash.finalize().hexadecimal
+        guard found == digest else { throw .digestMismatch(url.path, found: found) }
     }
 }

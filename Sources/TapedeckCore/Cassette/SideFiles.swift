@@ -79,11 +79,17 @@ final class SideFiles: Sendable {
             throw .badName(relativePath)
         }
         guard let directory else { throw .noFolder(relativePath) }
-        let url = directory.appendingPathComponent(relativePath)
-        // Stat, not read: a side file of any size costs nothing until a request asks for it. (Symlinks followed, as reading does.)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
+        let folder = directory.appendingPathComponent(String(parts[0]), isDirectory: true)
+        let url = folder.appendingPathComponent(String(parts[1]))
+        // Stat, not read: a side file of any size costs nothing until a request asks for it. Links are
+        // not followed (attributesOfItem does not follow the last one): the bodies folder and the
+        // file must be themselves, so a link cannot serve a file from outside the cassette's folder.
+        guard (try? FileManager.default.attributesOfItem(atPath: folder.path))?[.type] as? FileAttributeType == .typeDirectory else {
+            throw .missing(url.path)
+        }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = (attributes[.size] as? NSNumber)?.intValue else { throw .missing(url.path) }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw .notAFile(url.path) }
         return BodyFile(url: url, size: size)
     }
 
@@ -111,8 +117,12 @@ public enum SideFileError: Error, CustomStringConvertible {
     case noFolder(String)
     /// The file does not exist (or is not a regular file).
     case missing(String)
+    /// The name is a symbolic link or not a regular file.
+    case notAFile(String)
     /// The file is no longer the size it had when the cassette was read.
     case sizeChanged(String, expected: Int, found: Int)
+    /// The bytes do not have the SHA-256 the file is named after.
+    case digestMismatch(String, found: String)
     /// Reading or writing the file failed.
     case unreadable(String, String)
 
@@ -121,6 +131,9 @@ public enum SideFileError: Error, CustomStringConvertible {
         case .badName(let name): return "side file name \"\(name)\" is not of the form NAME.bodies/<sha256>.bin"
         case .noFolder(let name): return "side file \"\(name)\" cannot be read: the cassette has no folder"
         case .missing(let path): return "side file \(path) does not exist"
+        case .notAFile(let path): return "side file \(path) is a link or not a regular file; side files are read only as themselves"
+        case .digestMismatch(let path, let found):
+            return "side file \(path) was changed: its bytes have SHA-256 \(found), not the one it is named after"
         case .sizeChanged(let path, let expected, let found):
             return "side file \(path) changed: it had \(expected) bytes when the cassette was read, now \(found)"
         case .unreadable(let path, let reason): return "side file \(path) cannot be read or written: \(reason)"

@@ -113,8 +113,11 @@ extension MatchDiagnosis.ReceivedRequest {
         headers = request.headers.grouped
         if request.body.isEmpty {
             body = nil
+        } else if request.body.count > Body.logLimit {
+            let shown = request.body.logged
+            body = (shown.text ?? "(not UTF-8)") + "… (\(request.body.count) bytes in all, the first \(Body.logLimit) shown)"
         } else {
-            body = request.body.text ?? "(\(request.body.data.count) bytes, not UTF-8)"
+            body = request.body.text ?? "(\(request.body.count) bytes, not UTF-8)"
         }
     }
 }

@@ -14,6 +14,29 @@ import Darwin
 /// Darwin spelling, so the core builds on Linux and on every Apple platform; the repository's
 /// `scripts/check-portability.py` keeps platform calls out of the other files.
 enum SystemCalls {
+    /// What opening a file without following a link found.
+    enum NoFollowOpen {
+        /// The file, open for reading.
+        case opened(Int32)
+        /// The name is a symbolic link.
+        case link
+        /// The file could not be opened (gone, or not allowed).
+        case failed
+    }
+
+    /// Opens `path` for reading unless its last component is a symbolic link (`O_NOFOLLOW`).
+    static func openForReadingWithoutFollowingLinks(_ path: String) -> NoFollowOpen {
+        #if canImport(Glibc)
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        #elseif canImport(Musl)
+        let fd = Musl.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        #elseif canImport(Darwin)
+        let fd = Darwin.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        #endif
+        if fd >= 0 { return .opened(fd) }
+        return errno == ELOOP ? .link : .failed
+    }
+
     /// Reads up to `count` bytes from `fd` into `buffer`; the byte count, or -1 with `errno` set.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer?, count: Int) -> Int {
         #if canImport(Glibc)

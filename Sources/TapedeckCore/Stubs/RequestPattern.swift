@@ -238,11 +238,20 @@ public struct PathTemplate: Sendable, Hashable {
 }
 
 /// A regular expression over the whole path, with its named groups.
+///
+/// Compiled once, when the stub is read. Matching has a time budget (``matchBudget``): an
+/// expression that backtracks without end on some path (`^/(a+)+$` against `/aaaa…ab`) is
+/// stopped there and counts as not matching, so one stub cannot stall the server.
 public struct StubRegex: Sendable, Hashable {
     /// The expression as written.
     public let pattern: String
     /// The named groups, in order.
     public let groupNames: [String]
+    /// The expression anchored to the whole path, compiled.
+    private let compiled: Compiled
+
+    /// The longest one match may run before it is stopped.
+    public static let matchBudget: TimeInterval = 0.025
 
     /// Compiles an expression.
     ///
@@ -250,6 +259,7 @@ public struct StubRegex: Sendable, Hashable {
     public init(_ pattern: String) throws(StubRegexError) {
         do {
             _ = try NSRegularExpression(pattern: pattern)
+            compiled = Compiled(try NSRegularExpression(pattern: "^(?:\(pattern))$"))
         } catch {
             throw StubRegexError(pattern: pattern, reason: "\(error.localizedDescription)")
         }
@@ -257,16 +267,36 @@ public struct StubRegex: Sendable, Hashable {
         groupNames = Self.namedGroups(in: pattern)
     }
 
-    /// The named groups' values when the expression matches the whole path.
+    /// The named groups' values when the expression matches the whole path within ``matchBudget``.
     func match(_ path: String) -> [String: String]? {
-        guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$"),
-              let found = expression.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) else { return nil }
+        let deadline = Date(timeIntervalSinceNow: Self.matchBudget)
+        var found: NSTextCheckingResult?
+        compiled.expression.enumerateMatches(in: path, options: [.reportProgress],
+                                             range: NSRange(path.startIndex..., in: path)) { result, _, stop in
+            if let result {
+                found = result
+                stop.pointee = true
+            } else if Date() > deadline {
+                stop.pointee = true
+            }
+        }
+        guard let found else { return nil }
         var captures: [String: String] = [:]
         for name in groupNames {
             let range = found.range(withName: name)
             if range.location != NSNotFound, let swiftRange = Range(range, in: path) { captures[name] = String(path[swiftRange]) }
         }
         return captures
+    }
+
+    public static func == (lhs: StubRegex, rhs: StubRegex) -> Bool { lhs.pattern == rhs.pattern }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
+
+    /// A compiled expression; `NSRegularExpression` is immutable and safe to match from any thread.
+    private final class Compiled: @unchecked Sendable {
+        let expression: NSRegularExpression
+        init(_ expression: NSRegularExpression) { self.expression = expression }
     }
 
     /// The names of `(?<name>...)` groups.

@@ -68,7 +68,6 @@ public final class StubSet: Sendable {
         received = BoundedLog(capacity: logCapacity)
         state.withLock { state in
             for stub in stubs { Self.insert(stub, session: nil, fromFile: true, into: &state) }
-            Self.reindex(&state)
         }
     }
 
@@ -76,9 +75,7 @@ public final class StubSet: Sendable {
     @discardableResult
     public func add(_ stubs: [Stub], session: String? = nil) -> [String] {
         state.withLock { state in
-            let ids = stubs.map { Self.insert($0, session: session, fromFile: false, into: &state) }
-            Self.reindex(&state)
-            return ids
+            stubs.map { Self.insert($0, session: session, fromFile: false, into: &state) }
         }
     }
 
@@ -120,8 +117,11 @@ public final class StubSet: Sendable {
     }
 
     /// Notes a received request, for verification.
+    /// Bodies are kept to their first ``Body/logLimit`` bytes, which is what verification then sees.
     public func log(_ request: CassetteRequest, session: String) {
-        received.append(ReceivedRequest(request: request, session: session))
+        var kept = request
+        kept.body = request.body.logged
+        received.append(ReceivedRequest(request: kept, session: session))
     }
 
     /// The logged requests that fit `pattern` (of one session, when given), oldest first.
@@ -203,16 +203,22 @@ public final class StubSet: Sendable {
             state.nextID += 1
         }
         state.entries.append(Entry(stub: stub, session: session, fromFile: fromFile))
+        index(state.entries.count - 1, in: &state)
         return stub.id
     }
 
+    /// Adds the entry at `position` to the index: one step per stub added, so adding stubs one at
+    /// a time costs time linear in their number.
+    private static func index(_ position: Int, in state: inout State) {
+        let request = state.entries[position].stub.request
+        let method = request.method.map { $0 == "*" ? "*" : $0.uppercased() } ?? "*"
+        state.index[method, default: [:]][request.firstLiteralSegment ?? "", default: []].append(position)
+    }
+
+    /// Indexes every entry anew, after removals moved positions.
     private static func reindex(_ state: inout State) {
         state.index = [:]
-        for (position, entry) in state.entries.enumerated() {
-            let method = entry.stub.request.method.map { $0 == "*" ? "*" : $0.uppercased() } ?? "*"
-            let segment = entry.stub.request.firstLiteralSegment ?? ""
-            state.index[method, default: [:]][segment, default: []].append(position)
-        }
+        for position in state.entries.indices { index(position, in: &state) }
     }
 
     /// The positions worth evaluating for a request, in lookup order.

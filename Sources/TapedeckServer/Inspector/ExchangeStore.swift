@@ -14,7 +14,7 @@ public final class ExchangeStore: Sendable {
     /// How many exchanges are kept by default.
     public static let defaultCapacity = 200
     /// How many bytes of each body are kept by default.
-    public static let defaultBodyLimit = 64 * 1024
+    public static let defaultBodyLimit = Body.logLimit
 
     /// The most body bytes kept per request or response.
     public let bodyLimit: Int

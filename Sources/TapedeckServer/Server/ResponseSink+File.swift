@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import TapedeckCore
@@ -10,27 +11,34 @@ extension ResponseSink {
     /// file is read in pieces on SwiftNIO's thread pool and each piece is written as the client
     /// takes it (reading waits while the connection is not writable), so a body of any size goes
     /// out in bounded memory, over plain TCP and TLS alike. A file that cannot be read, or turns
-    /// out shorter than the Content-Length sent, closes the connection, so the client sees a cut body.
+    /// out shorter than the Content-Length sent, or whose bytes do not have the SHA-256 it is named
+    /// after (logged, naming the file), closes the connection, so the client sees a cut body.
     static func writeFile(_ file: BodyFile, answer: Int, handler: ExchangeHandler, context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler, context), eventLoop: loop)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
         let sent = NIOLoopBoundBox(0, eventLoop: loop)
+        let hash = NIOLoopBoundBox(SHA256(), eventLoop: loop)
         fileIO.openFile(_deprecatedPath: file.url.path, eventLoop: loop).flatMap { fileHandle, _ in
             fileIO.readChunked(fileHandle: fileHandle, byteCount: file.size, chunkSize: filePieceSize,
                                allocator: context.channel.allocator, eventLoop: loop) { piece in
                 let (handler, context) = bound.value
                 guard context.channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
                 sent.value += piece.readableBytes
+                piece.withUnsafeReadableBytes { hash.value.update(UnsafeRawBufferPointer($0)) }
                 let written = loop.makePromise(of: Void.self)
                 handler.writeBody(piece, answer: answer, context: context, flush: true, promise: written)
                 return context.channel.isWritable ? loop.makeSucceededVoidFuture() : written.futureResult
             }.always { _ in try? fileHandle.close() }
         }.whenComplete { result in
             let (handler, context) = bound.value
-            if case .success = result, sent.value == file.size {
+            let digest = hash.value.finalize().hexadecimal
+            if case .success = result, sent.value == file.size, digest == file.digest {
                 handler.writeEnd(answer: answer, context: context, promise: nil)
             } else {
+                if sent.value == file.size, digest != file.digest {
+                    Logger(label: "tapedeck.replay").error("\(SideFileError.digestMismatch(file.url.path, found: digest))")
+                }
                 context.flush()
                 context.close(promise: nil)
             }
