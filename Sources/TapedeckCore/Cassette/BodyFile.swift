@@ -17,6 +17,15 @@ public struct BodyFile: Sendable, Hashable {
     /// The SHA-256 of the bytes in hexadecimal: the file's name without `.bin`.
     public var digest: String { url.deletingPathExtension().lastPathComponent }
 
+    /// Whether the file is named after its content (64 hexadecimal digits), as every side file a
+    /// cassette names is; a spool file being written is not, and its bytes are not checked.
+    public var isNamedByContent: Bool { Self.isDigest(digest) }
+
+    /// Whether a name is a SHA-256 in lowercase hexadecimal.
+    static func isDigest(_ name: some StringProtocol) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// The most bytes ``read(pieceSize:_:)`` hands over at once, by default.
     public static let defaultPieceSize = 1 << 16
 
@@ -38,7 +47,8 @@ public struct BodyFile: Sendable, Hashable {
     /// Reads the file in order, handing `body` pieces of at most `pieceSize` bytes, so a file of
     /// any size is read in bounded memory. The file is opened without following a link, and its
     /// bytes are hashed as they go: throws when the file is gone, is a link, is no longer ``size``
-    /// bytes, or (after the last piece) does not have the ``digest`` it is named after.
+    /// bytes, or (after the last piece) does not have the ``digest`` it is named after (when it is
+    /// ``isNamedByContent``).
     public func read(pieceSize: Int = defaultPieceSize, _ body: (Data) throws -> Void) throws(SideFileError) {
         let descriptor: Int32
         switch SystemCalls.openForReadingWithoutFollowingLinks(url.path) {
@@ -62,6 +72,7 @@ public struct BodyFile: Sendable, Hashable {
             throw .unreadable(url.path, "\(error)")
         }
         guard total == size else { throw .sizeChanged(url.path, expected: size, found: total) }
+        guard isNamedByContent else { return }
         let found = hash.finalize().hexadecimal
         guard found == digest else { throw .digestMismatch(url.path, found: found) }
     }

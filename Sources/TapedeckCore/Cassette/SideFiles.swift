@@ -74,7 +74,7 @@ final class SideFiles: Sendable {
     /// Finds a side file named in a cassette without reading it, refusing names that leave the bodies folder.
     func reference(_ relativePath: String) throws(SideFileError) -> BodyFile {
         let parts = relativePath.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].hasSuffix(".bodies"), parts[1].hasSuffix(".bin"),
+        guard parts.count == 2, parts[0].hasSuffix(".bodies"), parts[1].hasSuffix(".bin"), BodyFile.isDigest(parts[1].dropLast(4)),
               !parts.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else {
             throw .badName(relativePath)
         }

@@ -27,7 +27,11 @@ public final class Player: Sendable {
     private let recordedDates: [Date?]
     /// Whether any interaction can expire: some cassette has an expiry age.
     private var canExpire: Bool { !recordedDates.isEmpty }
-    private let playCounts = Locked<[String: [Int: Int]]>([:])
+    /// Playback positions per session, for at most ``sessionCapacity`` sessions (the least recently used is forgotten).
+    private let playCounts = Locked(LRUCache<String, [Int: Int]>(capacity: Player.sessionCapacity))
+
+    /// The most playback sessions kept at once: 10,000.
+    public static let sessionCapacity = 10_000
 
     /// Creates a player over one or more named cassettes, searched in order.
     ///
@@ -165,7 +169,7 @@ public final class Player: Sendable {
 
     /// Puts every session back to the start: playback positions, stub scenarios, and the request log.
     public func reset() {
-        playCounts.withLock { $0 = [:] }
+        playCounts.withLock { $0.removeAll() }
         stubs.reset()
     }
 

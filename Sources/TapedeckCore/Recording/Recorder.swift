@@ -106,9 +106,10 @@ public final class Recorder: Sendable {
     /// Bodies above this many bytes are kept in side files (``spoolForLargeBody()``).
     public var sideFileThreshold: Int { writer?.sideFileThreshold ?? CassetteCodec.defaultSideFileThreshold }
 
-    /// The request as the live service must receive it: every secret's placeholder replaced by its value.
-    public func requestForUpstream(_ request: CassetteRequest) -> CassetteRequest {
-        secrets.reveal(request)
+    /// The request as the live service must receive it: the placeholder of every secret that may go
+    /// to its host (``Secrets/revealable(to:home:)``) replaced by its value.
+    public func requestForUpstream(_ request: CassetteRequest, home: Secrets.Home = .anyHost) -> CassetteRequest {
+        secrets.revealable(to: request.target.host, home: home).reveal(request)
     }
 
     /// Passes an exchange through `beforeRecord`, redacts it, replaces secret values by their

@@ -20,14 +20,27 @@ public struct Secrets: Sendable, Hashable {
 
     /// Each secret's name and value, sorted by name.
     public let entries: [(name: String, value: String)]
+    /// The hosts each secret may be revealed to (lowercased), for those bound to hosts.
+    public let boundHosts: [String: Set<String>]
 
     /// No secrets.
     public static let none = Secrets(checked: [])
 
-    /// Secrets by name; names are letters, digits and `_`.
+    /// Where a secret bound to no host of its own may have its value revealed.
+    public enum Home: Sendable, Hashable {
+        /// To any host: the in-process connector, which no other program can send requests through.
+        case anyHost
+        /// To this host only: a reverse proxy's `--target`.
+        case host(String)
+        /// Nowhere: a forward proxy, through which any page may send requests to any host.
+        case nowhere
+    }
+
+    /// Secrets by name; names are letters, digits and `_`. A secret named in `hosts` is revealed
+    /// only in requests to those hosts (``revealable(to:home:)``).
     ///
     /// - Throws: ``SecretsError`` for a bad name or a value shorter than ``minimumLength``.
-    public init(_ values: [String: String]) throws(SecretsError) {
+    public init(_ values: [String: String], hosts: [String: [String]] = [:]) throws(SecretsError) {
         var entries: [(String, String)] = []
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
@@ -36,25 +49,55 @@ public struct Secrets: Sendable, Hashable {
             guard value.count >= Self.minimumLength else { throw .tooShort(name: name, length: value.count) }
             entries.append((name, value))
         }
-        self.init(checked: entries)
+        self.init(checked: entries, boundHosts: hosts.mapValues { Set($0.map { $0.lowercased() }) })
     }
 
-    /// Secrets from `NAME=ENVVAR` specifications, each value read from `environment`.
+    /// Secrets from `NAME=ENVVAR` or `NAME=ENVVAR@HOST[,HOST]` specifications, each value read from `environment`.
     ///
     /// - Throws: ``SecretsError`` for a malformed specification, an unset variable or a bad value.
     public init(specifications: [String], environment: [String: String]) throws(SecretsError) {
         var values: [String: String] = [:]
+        var hosts: [String: [String]] = [:]
         for specification in specifications {
             let parts = specification.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[1].isEmpty else { throw .badSpecification(specification) }
-            guard let value = environment[parts[1]], !value.isEmpty else { throw .unset(name: parts[0], variable: parts[1]) }
+            var variable = parts[1]
+            if let at = variable.firstIndex(of: "@") {
+                let named = variable[variable.index(after: at)...].split(separator: ",").map(String.init)
+                guard !named.isEmpty, !named.contains(where: \.isEmpty) else { throw .badSpecification(specification) }
+                hosts[parts[0]] = named
+                variable = String(variable[..<at])
+            }
+            guard let value = environment[variable], !value.isEmpty else { throw .unset(name: parts[0], variable: variable) }
             values[parts[0]] = value
         }
-        try self.init(values)
+        try self.init(values, hosts: hosts)
     }
 
-    private init(checked entries: [(name: String, value: String)]) {
+    private init(checked entries: [(name: String, value: String)], boundHosts: [String: Set<String>] = [:]) {
         self.entries = entries
+        self.boundHosts = boundHosts
+    }
+
+    /// The secrets whose values may go in a request to `host`: each one bound to that host, and
+    /// each one bound to none when `home` allows it. The others' placeholders stay as written.
+    public func revealable(to host: String?, home: Home) -> Secrets {
+        guard !isEmpty else { return self }
+        let host = host?.lowercased()
+        let kept = entries.filter { entry in
+            if let bound = boundHosts[entry.name] { return host.map(bound.contains) ?? false }
+            switch home {
+            case .anyHost: return true
+            case .host(let home): return host == home.lowercased()
+            case .nowhere: return false
+            }
+        }
+        return kept.count == entries.count ? self : Secrets(checked: kept, boundHosts: boundHosts)
+    }
+
+    /// The names of the secrets whose placeholder `text` holds: for a log line when they were kept from a host.
+    public func placeholders(in text: String) -> [String] {
+        entries.map(\.name).filter { text.contains(Self.placeholder($0)) }
     }
 
     /// Whether there are no secrets.
@@ -163,7 +206,7 @@ public struct Secrets: Sendable, Hashable {
     }
 
     public static func == (lhs: Secrets, rhs: Secrets) -> Bool {
-        lhs.entries.elementsEqual(rhs.entries) { $0.name == $1.name && $0.value == $1.value }
+        lhs.entries.elementsEqual(rhs.entries) { $0.name == $1.name && $0.value == $1.value } && lhs.boundHosts == rhs.boundHosts
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -171,6 +214,7 @@ public struct Secrets: Sendable, Hashable {
             hasher.combine(entry.name)
             hasher.combine(entry.value)
         }
+        hasher.combine(boundHosts)
     }
 }
 
@@ -192,7 +236,7 @@ public enum SecretsError: Error, CustomStringConvertible, Sendable, Equatable {
         case .tooShort(let name, let length):
             return "secret \(name) is \(length) characters long; at least \(Secrets.minimumLength) are needed, since a shorter value would replace ordinary text"
         case .badSpecification(let specification):
-            return "--secret \"\(specification)\" is not NAME=ENVVAR"
+            return "--secret \"\(specification)\" is not NAME=ENVVAR or NAME=ENVVAR@HOST[,HOST]"
         case .unset(let name, let variable):
             return "secret \(name): the environment variable \(variable) is not set"
         }

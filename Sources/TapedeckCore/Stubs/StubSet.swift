@@ -31,8 +31,9 @@ public final class StubSet: Sendable {
         var nextID = 1
         /// Positions in `entries` by method (or `*`) and first literal path segment (or "").
         var index: [String: [String: [Int]]] = [:]
-        var scenarios: [String: [String: String]] = [:]
-        var playCounts: [String: [String: Int]] = [:]
+        /// Scenario states and play counts per session, for at most ``Player/sessionCapacity`` sessions.
+        var scenarios = LRUCache<String, [String: String]>(capacity: Player.sessionCapacity)
+        var playCounts = LRUCache<String, [String: Int]>(capacity: Player.sessionCapacity)
     }
 
     private let state = Locked(State())
@@ -110,8 +111,8 @@ public final class StubSet: Sendable {
     /// Puts every scenario back in `Started`, forgets play counts and empties the request log.
     public func reset() {
         state.withLock { state in
-            state.scenarios = [:]
-            state.playCounts = [:]
+            state.scenarios.removeAll()
+            state.playCounts.removeAll()
         }
         received.reset()
     }
@@ -140,12 +141,12 @@ public final class StubSet: Sendable {
                 let entry = state.entries[position]
                 guard entry.session == nil || entry.session == session else { continue }
                 if let scenario = entry.stub.scenario,
-                   (state.scenarios[session]?[scenario.name] ?? StubScenario.started) != scenario.state { continue }
+                   (state.scenarios.peek(session)?[scenario.name] ?? StubScenario.started) != scenario.state { continue }
                 guard case .success(let captures) = entry.stub.request.evaluate(request) else { continue }
                 if let scenario = entry.stub.scenario, let next = scenario.next {
                     state.scenarios[session, default: [:]][scenario.name] = next
                 }
-                let playCount = state.playCounts[session]?[entry.stub.id] ?? 0
+                let playCount = state.playCounts.peek(session)?[entry.stub.id] ?? 0
                 state.playCounts[session, default: [:]][entry.stub.id] = playCount + 1
                 return (entry.stub, captures, playCount)
             }

@@ -15,7 +15,8 @@ public final class CertificateAuthority: Sendable {
 
     private struct State {
         var loaded: LoadedAuthority?
-        var contexts: [String: NIOSSLContext] = [:]
+        /// Minted contexts by host, for at most ``CertificateAuthority/hostCapacity`` hosts (least recently used forgotten).
+        var contexts = LRUCache<String, NIOSSLContext>(capacity: CertificateAuthority.hostCapacity)
     }
 
     private struct LoadedAuthority: @unchecked Sendable {
@@ -51,10 +52,13 @@ public final class CertificateAuthority: Sendable {
     /// The CA certificate in PEM, creating the CA on first need.
     public func certificatePEM() throws(AuthorityError) -> String { try loaded().pem }
 
+    /// The most hosts whose certificates are kept at once: 1,000.
+    public static let hostCapacity = 1000
+
     /// A TLS server context presenting a leaf certificate for `host`, minted once and cached.
     public func serverContext(for host: String) throws(AuthorityError) -> NIOSSLContext {
         let key = host.lowercased()
-        if let cached = state.withLock({ $0.contexts[key] }) { return cached }
+        if let cached = state.withLock({ $0.contexts.peek(key) }) { return cached }
         let authority = try loaded()
         let context: NIOSSLContext
         do {
@@ -72,8 +76,8 @@ public final class CertificateAuthority: Sendable {
             throw AuthorityError(file: home.path, message: "cannot mint a certificate for \(host): \(error)")
         }
         return state.withLock { state in
-            if let existing = state.contexts[key] { return existing }
-            state.contexts[key] = context
+            if let existing = state.contexts.peek(key) { return existing }
+            state.contexts.set(context, for: key)
             return context
         }
     }

@@ -153,10 +153,16 @@ public final class RecordResponder: Responder {
     private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
                          record: Bool) {
         inFlight.enter()
-        // The upstream gets the live values of secrets the client sent as `<NAME>`; the cassette gets the placeholders.
-        let secrets = settings.playback.secrets
+        // The upstream gets the live values of the secrets that may go to its host (`--target` in
+        // reverse mode, the hosts named with `@HOST`); the cassette gets the placeholders.
+        let secrets = settings.playback.secrets.revealable(to: target.host, home: base.map { .host($0.host) } ?? .nowhere)
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
+        let kept = settings.playback.secrets.placeholders(in: "\(request.head.uri) \(request.head.headers)")
+            .filter { name in !secrets.entries.contains { $0.name == name } }
+        if !kept.isEmpty {
+            logger.warning("secret \(kept.map { "<\($0)>" }.joined(separator: ", ")) not revealed to \(target.host ?? "?"): it is bound elsewhere; forwarded as written")
+        }
         forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink, spooling: record ? spooling : nil) { [self] result in
             let exchange: FinishedExchange
             switch result {
@@ -164,7 +170,7 @@ public final class RecordResponder: Responder {
                 exchange = finished
             case .failure(let cause):
                 if record {
-                    let url = secrets.conceal(cassetteRequest).url
+                    let url = settings.playback.secrets.conceal(cassetteRequest).url
                     logger.warning("\(IncompleteExchange.logLine(method: cassetteRequest.method, url: url, cause: cause))")
                 }
                 inFlight.leave()

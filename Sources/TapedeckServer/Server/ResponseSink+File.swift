@@ -33,7 +33,7 @@ extension ResponseSink {
         }.whenComplete { result in
             let (handler, context) = bound.value
             let digest = hash.value.finalize().hexadecimal
-            if case .success = result, sent.value == file.size, digest == file.digest {
+            if case .success = result, sent.value == file.size, digest == file.digest || !file.isNamedByContent {
                 handler.writeEnd(answer: answer, context: context, promise: nil)
             } else {
                 if sent.value == file.size, digest != file.digest {
