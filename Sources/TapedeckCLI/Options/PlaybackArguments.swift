@@ -4,7 +4,7 @@ import TapedeckCore
 /// How `tapedeck replay` matches requests and plays answers back: the arguments that build the
 /// core's ``PlaybackOptions``.
 struct PlaybackArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("Latency: none, recorded, fixed:MS or scale:F.", valueName: "LATENCY"))
+    @Option(help: ArgumentHelp("Latency: none, recorded, fixed:MS (0 to 86400000) or scale:F (0 to 1000).", valueName: "LATENCY"))
     var latency = LatencyOption.none
 
     @Option(help: ArgumentHelp("Vary each delay by up to this percentage (deterministic with --seed).", valueName: "PERCENT"))
