@@ -24,8 +24,9 @@ enum Chromium {
                         "--disable-component-update", "--no-first-run"]
 
     /// The DOM after the page's scripts ran for `budgetMs` of virtual time (`--dump-dom`).
-    static func dumpDOM(_ url: String, budgetMs: Int = 5000) async throws -> String {
-        try await run(["--virtual-time-budget=\(budgetMs)", "--dump-dom", url]).text
+    /// `flags` go before the page (such as `--host-resolver-rules`, to send a made-up name to 127.0.0.1).
+    static func dumpDOM(_ url: String, budgetMs: Int = 5000, flags: [String] = []) async throws -> String {
+        try await run(flags + ["--virtual-time-budget=\(budgetMs)", "--dump-dom", url]).text
     }
 
     /// A PNG of the page at a window size (`--screenshot`).
