@@ -70,7 +70,8 @@ public final class CertificateAuthority: Sendable {
             let privateKey = try NIOSSLPrivateKey(bytes: Array(leafKey.pemRepresentation.utf8), format: .pem)
             var configuration = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
-            configuration.applicationProtocols = ["http/1.1"]
+            // Either HTTP version inside the tunnel: the client's ALPN chooses (ServerPipeline.addTunnelHandlers).
+            configuration.applicationProtocols = ["h2", "http/1.1"]
             context = try NIOSSLContext(configuration: configuration)
         } catch {
             throw AuthorityError(file: home.path, message: "cannot mint a certificate for \(host): \(error)")

@@ -216,7 +216,7 @@ struct ExchangeStateMachine {
             state = .receiving(head, body, arrival: arrival)
             return .none
         case (.end, .receiving(let head, let body, let arrival)):
-            beginAnswer(keepAlive: head.isKeepAlive)
+            beginAnswer(keepAlive: head.keepsConnection)
             return .respond(head, body, arrival: arrival)
         case (.end, .challenging(let keepAlive, let toAdmin)):
             beginAnswer(keepAlive: keepAlive)
@@ -243,7 +243,7 @@ struct ExchangeStateMachine {
                 beginAnswer(closing: true)
                 return .challenge(toAdmin: toAdmin)
             case .challenged(let toAdmin):
-                state = .challenging(keepAlive: head.isKeepAlive, toAdmin: toAdmin)
+                state = .challenging(keepAlive: head.keepsConnection, toAdmin: toAdmin)
                 return .none
             }
         }
@@ -287,6 +287,12 @@ struct ExchangeStateMachine {
 }
 
 extension HTTPRequestHead {
+    /// Whether the connection stays after the answer: HTTP/1.1 unless `Connection: close`, HTTP/1.0
+    /// with `keep-alive`, and always for an HTTP/2 stream (the connection outlives its streams).
+    var keepsConnection: Bool {
+        version.major >= 2 || isKeepAlive
+    }
+
     /// Whether the client waits for `100 Continue` before sending its body.
     var expectsContinue: Bool {
         headers[canonicalForm: "Expect"].contains { $0.caseInsensitiveEquals("100-continue") }

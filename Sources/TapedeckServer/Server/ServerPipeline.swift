@@ -1,21 +1,79 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
+import NIOTLS
 
 /// Builds the handlers of a connection, and rebuilds them inside an intercepted TLS tunnel.
 enum ServerPipeline {
-    /// Adds the HTTP handlers for a new connection.
+    /// Adds the handlers for a new connection: HTTP/1.1, or HTTP/2 by prior knowledge.
     static func configure(channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(ConnectionReadHandler(idleTimeout: configuration.idleTimeout))
-        try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: nil)
+        try addEitherVersion(operations, responder: responder, configuration: configuration, origin: nil)
     }
+
+    /// Adds what serves a plain connection or tunnel once its first bytes say which HTTP it speaks.
+    private static func addEitherVersion(_ operations: ChannelPipeline.SynchronousOperations, responder: any Responder,
+                                         configuration: ServerConfiguration, origin: String?) throws {
+        try operations.addHandler(HTTPVersionSniffer { operations, isHTTP2 in
+            if isHTTP2 {
+                try addHTTP2Handlers(operations, responder: responder, configuration: configuration, origin: origin)
+            } else {
+                try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
+            }
+        })
+    }
+
+    /// Adds the HTTP/2 connection handler; each stream the client opens is one exchange, served by
+    /// the same ``ExchangeHandler`` as an HTTP/1.1 connection, behind SwiftNIO's translation of
+    /// HTTP/2 frames into HTTP/1 request parts. Proxy authentication, sessions, latency, the
+    /// journal and the admin API therefore work per stream.
+    static func addHTTP2Handlers(_ operations: ChannelPipeline.SynchronousOperations, responder: any Responder,
+                                 configuration: ServerConfiguration, origin: String?) throws {
+        // The read handling of an HTTP/1.1 connection holds reads between answers; HTTP/2 reads on
+        // for every stream, and SwiftNIO's HTTP/2 handler applies flow control per stream.
+        if let reads = try? operations.handler(type: ConnectionReadHandler.self) {
+            operations.removeHandler(reads, promise: nil)
+        }
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: Self.maxHeaderListSize),
+        ]
+        _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: connection,
+                                                  streamConfiguration: NIOHTTP2Handler.StreamConfiguration()) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandlers([
+                    HTTP2FramePayloadToHTTP1ServerCodec(),
+                    ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin),
+                ])
+            }
+        }
+        try operations.addHandler(CloseOnConnectionError())
+    }
+
+    /// Closes an HTTP/2 connection once SwiftNIO's handler has answered a connection error with
+    /// GOAWAY (a malformed preface or frame, a broken header block): the peer must not go on, and
+    /// the connection's streams end with it. Errors of one stream stay in that stream's channel.
+    final class CloseOnConnectionError: ChannelInboundHandler, Sendable {
+        typealias InboundIn = Never
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+
+    /// The most streams an HTTP/2 client may have open at once (`SETTINGS_MAX_CONCURRENT_STREAMS`).
+    static let maxConcurrentStreams = 100
+    /// The largest header block accepted, as for HTTP/1.1 (`SETTINGS_MAX_HEADER_LIST_SIZE`).
+    static let maxHeaderListSize = 64 * 1024
 
     private static func addHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations, responder: any Responder,
                                         configuration: ServerConfiguration, origin: String?) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
-        limits.maxHeaderListSize = 64 * 1024
-        limits.maxHeaderFieldSize = 64 * 1024
+        limits.maxHeaderListSize = maxHeaderListSize
+        limits.maxHeaderFieldSize = maxHeaderListSize
         limits.maxHeaderFieldCount = 1000
         // ExchangeHandler does the pipelining assistance itself: one handler less for every message.
         // An upgrade handler with no upgraders makes the decoder keep the bytes that follow a
@@ -44,12 +102,25 @@ enum ServerPipeline {
         for handler in old { operations.removeHandler(handler, promise: nil) }
     }
 
-    /// Adds what serves the inside of a tunnel: TLS if asked for, then HTTP.
+    /// Adds what serves the inside of a tunnel: TLS if asked for, then HTTP/2 or HTTP/1.1, as ALPN
+    /// agreed (TLS) or the first bytes say (plain).
     static func addTunnelHandlers(_ operations: ChannelPipeline.SynchronousOperations, after sniffer: any ChannelHandler,
                                   tls: NIOSSLContext?, origin: String, responder: any Responder,
                                   configuration: ServerConfiguration) throws {
-        if let tls { try operations.addHandler(NIOSSLServerHandler(context: tls), position: .after(sniffer)) }
-        try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
+        guard let tls else {
+            return try addEitherVersion(operations, responder: responder, configuration: configuration, origin: origin)
+        }
+        try operations.addHandler(NIOSSLServerHandler(context: tls), position: .after(sniffer))
+        try operations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
+            channel.eventLoop.makeCompletedFuture {
+                let operations = channel.pipeline.syncOperations
+                if case .negotiated("h2") = result {
+                    try addHTTP2Handlers(operations, responder: responder, configuration: configuration, origin: origin)
+                } else {
+                    try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
+                }
+            }
+        })
     }
 
     /// The plain connection's HTTP handlers, the decoder last: removed after the exchange handler,

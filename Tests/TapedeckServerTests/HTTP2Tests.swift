@@ -1,0 +1,97 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import TapedeckCore
+import TapedeckServer
+import TapedeckTestSupport
+import Testing
+
+/// HTTP/2 on the same port as HTTP/1.1 (SPEC section 12): prior knowledge on plain connections,
+/// ALPN `h2` inside intercepted tunnels; each stream is one exchange. Real clients: curl.
+@Suite struct HTTP2Tests {
+    @Test func curlWithPriorKnowledgeIsServedOverHTTP2OnTheSamePort() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let url = harness.base + "/plaintext?name=Shawn"
+            let http2 = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", url])
+            #expect(http2.text == "Hello Shawn!\n2", "\(http2.error)")
+            let http1 = try await Curl.run(["--http1.1", "--write-out", "\n%{http_version}", url])
+            #expect(http1.text == "Hello Shawn!\n1.1")
+            // Two streams at once on one connection (nghttp, from nghttp2-client), each its own exchange
+            // in the journal; a miss is the 599 diagnosis.
+            let both = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["nghttp", url, harness.base + "/plaintext?name=Sean"])
+            #expect(both.status == 0 && both.text.contains("Hello Shawn!") && both.text.contains("\"reason\" : \"no-match\""), "\(both.text) \(both.error)")
+            let health = try await Curl.run(["--http2-prior-knowledge", harness.base + "/__tapedeck/health"])
+            #expect(health.text.contains("\"status\" : \"ok\""))
+            #expect(harness.responder.journal.document().entries.count == 4)
+        }
+    }
+
+    @Test func sessionsAndProxyAuthenticationWorkPerStream() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette],
+                                    configure: { $0.proxyCredentials = ProxyCredentials(user: "u", password: "p") }) { (harness: ReplayHarness) async throws in
+            let url = harness.base + "/plaintext?name=Shawn"
+            let refused = try await Curl.run(["--http2-prior-knowledge", "--write-out", "%{http_code} %{http_version}", "-o", "/dev/null", url])
+            #expect(refused.text == "407 2")
+            let admitted = try await Curl.run(["--http2-prior-knowledge", "-H", "Proxy-Authorization: Basic dTpw", url])
+            #expect(admitted.text == "Hello Shawn!")
+        }
+    }
+
+    @Test func curlNegotiatesH2InsideTheInterceptedTunnel() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(Fixtures.secureCassette, named: "secure.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let caFile = directory.appending(path: "ca.pem")
+            _ = try await Curl.run(["--output", caFile.path, harness.base + "/__tapedeck/ca.pem"])
+            let result = try await Curl.run(["--http2", "--proxy", harness.base, "--cacert", caFile.path, "--write-out", "\n%{http_version}",
+                                             "https://secure.example.test/hello?lang=en"])
+            #expect(result.text == "hello over tls\n2", "\(result.error)")
+            let http1 = try await Curl.run(["--http1.1", "--proxy", harness.base, "--cacert", caFile.path, "--write-out", "\n%{http_version}",
+                                            "https://secure.example.test/hello?lang=en"])
+            #expect(http1.text == "hello over tls\n1.1")
+        }
+    }
+
+    @Test func theRecordingProxyTakesHTTP2ClientsAndRecordsTheirExchanges() async throws {
+        try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
+            let answer = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", harness.base + "/hello"])
+            #expect(answer.status == 0, "\(answer.error)")
+            #expect(answer.text.hasSuffix("\n2"))
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+    }
+
+    @Test func aBrokenHTTP2ConnectionGetsGoawayAndTheServerServesOthers() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let port = try #require(harness.server.url.split(separator: ":").last.flatMap { Int($0) })
+            let socket = try RawSocket(port: port, timeout: 10)
+            // The preface, then a frame of an unknown length on stream 0 that is no SETTINGS: a protocol error.
+            var bytes = Data(HTTPVersionSnifferPreface.bytes)
+            bytes.append(contentsOf: [0x00, 0x00, 0x04, 0x01, 0x05, 0x00, 0x00, 0x00, 0x00, 0xDE, 0xAD, 0xBE, 0xEF])
+            socket.send(bytes)
+            let answer = await socket.read()
+            #expect(Self.frameTypes(in: answer.data).contains(0x07), "a GOAWAY frame")
+            #expect(answer.ending != .timedOut, "the connection was closed")
+            let healthy = try await Curl.run(["--http2-prior-knowledge", harness.base + "/plaintext?name=Shawn"])
+            #expect(healthy.text == "Hello Shawn!")
+        }
+    }
+
+    /// The types of the HTTP/2 frames in a server's bytes.
+    private static func frameTypes(in data: Data) -> [UInt8] {
+        var types: [UInt8] = []
+        var offset = data.startIndex
+        while data.endIndex - offset >= 9 {
+            let length = Int(data[offset]) << 16 | Int(data[offset + 1]) << 8 | Int(data[offset + 2])
+            types.append(data[offset + 3])
+            offset += 9 + length
+        }
+        return types
+    }
+}
+
+/// The HTTP/2 connection preface, as a client sends it.
+enum HTTPVersionSnifferPreface {
+    static let bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+}
