@@ -56,7 +56,7 @@ final class UpstreamConnection {
     func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange, flushingWith deferredFlush: DeferredFlush) {
         handler.exchange = exchange
         handler.isReusable = head.isKeepAlive
-        if watchdog == nil { watch(until: .now() + exchange.timeout) }
+        if watchdog == nil { watch(until: channel.eventLoop.now + exchange.timeout) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
         channel.write(HTTPClientRequestPart.end(nil), promise: nil)

@@ -69,13 +69,13 @@ final class UpstreamExchange {
     private let sink: ResponseSink
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
-    private let start = NIODeadline.now()
+    private let start: NIODeadline
     /// Where a large body goes as it passes; nil keeps every body in memory.
     private let spooling: LargeBodySpooling?
     /// Told once, when the state becomes `done`: the exchange, or why there is none to record.
     private let finished: (Result<FinishedExchange, ExchangeFailure>) -> Void
     private var connection: UpstreamConnection?
-    private var lastActivity = NIODeadline.now()
+    private var lastActivity: NIODeadline
     /// Sends the request again on a new connection, once, when a kept connection turns out to be
     /// closed by the upstream before answering (it may close idle connections at any time).
     var retry: (() -> Void)?
@@ -87,6 +87,9 @@ final class UpstreamExchange {
         self.timeout = timeout
         self.spooling = spooling
         self.finished = finished
+        // Time is the connection's event loop's, so an EmbeddedEventLoop drives it in tests.
+        start = sink.eventLoop.now
+        lastActivity = start
     }
 
     private var isDone: Bool {
@@ -98,14 +101,14 @@ final class UpstreamExchange {
     func send(_ head: HTTPRequestHead, body: ByteBuffer, on connection: UpstreamConnection) {
         guard !isDone else { return }
         self.connection = connection
-        lastActivity = .now()
+        lastActivity = sink.eventLoop.now
         connection.send(head, body: body, to: self, flushingWith: sink.scope.deferredFlush)
     }
 
     func receivedHead(_ head: HTTPResponseHead) {
         guard case .waiting = state else { return }
         retry = nil
-        let now = NIODeadline.now()
+        let now = sink.eventLoop.now
         lastActivity = now
         var headers = HeaderList()
         headers.reserveCapacity(head.headers.count)
@@ -127,7 +130,7 @@ final class UpstreamExchange {
     func receivedBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void>? {
         guard case .receiving(var response) = state else { return nil }
         state = .modifying
-        let now = NIODeadline.now()
+        let now = sink.eventLoop.now
         lastActivity = now
         if response.isStream {
             response.chunks.append(StreamChunk(atMs: Self.milliseconds(now - response.firstByte), data: Data(copying: buffer)))
@@ -168,7 +171,7 @@ final class UpstreamExchange {
     func receivedEnd(connectionReusable: Bool) {
         guard case .receiving(let response) = state else { return }
         state = .done
-        let end = NIODeadline.now()
+        let end = sink.eventLoop.now
         if !connectionReusable { connection?.close() }
         connection = nil
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
@@ -243,7 +246,7 @@ final class UpstreamExchange {
     func silenceDeadline() -> NIODeadline? {
         guard !isDone else { return nil }
         let silentUntil = lastActivity + timeout
-        if silentUntil <= .now() {
+        if silentUntil <= sink.eventLoop.now {
             failed(.timedOut(timeout))
             return nil
         }

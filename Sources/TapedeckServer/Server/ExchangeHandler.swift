@@ -35,7 +35,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        perform(machine.received(unwrapInboundIn(data), now: .now()), context: context)
+        perform(machine.received(unwrapInboundIn(data), now: context.eventLoop.now), context: context)
     }
 
     func read(context: ChannelHandlerContext) {
@@ -91,7 +91,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func resumeWaiting(context: ChannelHandlerContext) {
         guard !isResuming else { return }
         isResuming = true
-        while let action = machine.takeWaitingPart(now: .now()) {
+        while let action = machine.takeWaitingPart(now: context.eventLoop.now) {
             perform(action, context: context)
         }
         isResuming = false

@@ -20,8 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var journalCapacity: Int
     /// The folder of the local certificate authority (`$TAPEDECK_HOME`).
     public var authorityHome: URL
-    /// Called with each replay delay as it is scheduled: lets tests check delays without timing them.
-    public var delayObserver: (@Sendable (ResponseDelay) -> Void)?
+    /// Called with each replay delay as it is scheduled: lets tests check delays without timing them
+    /// (through `@testable import`; not part of the public configuration).
+    var delayObserver: (@Sendable (ResponseDelay) -> Void)?
     /// Credentials every request must carry in `Proxy-Authorization` (`--proxy-auth`), if any.
     public var proxyCredentials: ProxyCredentials? = nil
     /// Names the admin API answers to besides the loopback names and ``host`` (`--admin-host`), for a
@@ -34,8 +35,7 @@ public struct ServerConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,
                 idleTimeout: TimeAmount = .seconds(60), unmatchedStatus: Int = 599,
                 cassetteDirectory: URL? = nil, journalCapacity: Int = 1000,
-                authorityHome: URL = CertificateAuthority.defaultHome(),
-                delayObserver: (@Sendable (ResponseDelay) -> Void)? = nil) {
+                authorityHome: URL = CertificateAuthority.defaultHome()) {
         self.host = host
         self.port = port
         self.maxBodySize = maxBodySize
@@ -44,6 +44,5 @@ public struct ServerConfiguration: Sendable {
         self.cassetteDirectory = cassetteDirectory
         self.journalCapacity = journalCapacity
         self.authorityHome = authorityHome
-        self.delayObserver = delayObserver
     }
 }

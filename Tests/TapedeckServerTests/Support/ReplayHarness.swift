@@ -1,6 +1,6 @@
 import Foundation
 import TapedeckCore
-import TapedeckServer
+@testable import TapedeckServer
 
 /// Starts a replay server on 127.0.0.1 with a free port and a temporary `$TAPEDECK_HOME`,
 /// runs a test body against it and always stops it.
@@ -23,8 +23,8 @@ struct ReplayHarness {
                        _ body: (ReplayHarness) async throws -> T) async throws -> T {
         let home = try Fixtures.temporaryDirectory().appending(path: "home")
         let delays = Box()
-        var configuration = ServerConfiguration(port: 0, cassetteDirectory: cassetteDirectory, authorityHome: home,
-                                                delayObserver: { delay in delays.append(delay) })
+        var configuration = ServerConfiguration(port: 0, cassetteDirectory: cassetteDirectory, authorityHome: home)
+        configuration.delayObserver = { delay in delays.append(delay) }
         configure(&configuration)
         let deck = try ReplayResponder.loadDeck(files: files, options: options)
         let responder = ReplayResponder(deck: deck, library: cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) },
