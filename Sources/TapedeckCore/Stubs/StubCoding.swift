@@ -84,9 +84,15 @@ extension StubResponse: Decodable {
             throw DecodingError.dataCorruptedError(forKey: .status, in: container,
                                                    debugDescription: "a stub response needs a status from 100 to 999 (or a fault)")
         }
+        var headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
+        let body = try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles)
+        // A `{"json": ...}` body says what it is: served as JSON unless the stub names another type.
+        if body.style == .json, !body.isEmpty, !headers.contains("Content-Type") {
+            headers.append(name: "Content-Type", value: "application/json")
+        }
         self.init(status: status,
-                  headers: try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:],
-                  body: try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles),
+                  headers: headers,
+                  body: body,
                   delayMs: try container.decodeDelayIfPresent(forKey: .delayMs),
                   templated: try container.decodeIfPresent(Bool.self, forKey: .templated) ?? false,
                   fault: fault)

@@ -180,13 +180,22 @@ public final class StubSet: Sendable {
                             body: Body(text: "stub \(name) was not served: \(error)\n"))
     }
 
-    /// The nearest stubs for a request that none answers, each with the pattern field it failed.
+    /// The nearest stubs for a request that none answers, each with the pattern field it failed:
+    /// a field of the pattern; else `session` (scoped to another session) or `scenario` (in another state).
     public func nearMisses(for request: CassetteRequest, session: String, limit: Int = 3) -> [(stub: Stub, failure: PatternFailure)] {
-        let stubs = list(session: session.isEmpty ? nil : session)
+        let entries = state.withLock { state in Self.ordered(state.entries.indices, in: state).map { (state.entries[$0], state.scenarios.peek(session)) } }
         let weights = ["method": 16, "path": 8, "pathRegex": 8, "host": 4]
-        return stubs.compactMap { stub -> (Stub, PatternFailure)? in
+        return entries.compactMap { entry, scenarios -> (Stub, PatternFailure)? in
+            let stub = entry.stub
             if case .failure(let failure) = stub.request.evaluate(request) { return (stub, failure) }
-            return (stub, PatternFailure(field: "scenario", difference: "the scenario \(stub.scenario?.name ?? "") is in another state"))
+            if let owner = entry.session, owner != session {
+                let asked = session.isEmpty ? "no session" : "session \"\(session)\""
+                return (stub, PatternFailure(field: "session", difference: "the stub is for session \"\(owner)\"; this request is in \(asked)"))
+            }
+            guard let scenario = stub.scenario else { return nil }
+            let current = scenarios?[scenario.name] ?? StubScenario.started
+            return (stub, PatternFailure(field: "scenario",
+                                         difference: "scenario \"\(scenario.name)\" is in state \"\(current)\"; the stub needs \"\(scenario.state)\""))
         }
         .enumerated()
         .sorted { (weights[$0.element.1.field] ?? 1, $0.offset) < (weights[$1.element.1.field] ?? 1, $1.offset) }

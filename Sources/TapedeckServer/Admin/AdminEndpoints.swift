@@ -43,6 +43,8 @@ public struct AdminEndpoints: Sendable {
     public var authority: CertificateAuthority
     /// Who may use these endpoints (``AdminGuard``).
     var guardian: AdminGuard
+    /// What the views of requests show of them: the inspector's redaction.
+    var redaction: ExchangeRedaction
     /// The inspector page and its data (``InspectorEndpoints``), if the server keeps exchanges.
     public var inspector: Inspector?
 
@@ -56,14 +58,16 @@ public struct AdminEndpoints: Sendable {
         let path = request.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.head.uri
         let endpoint = path.dropFirst(Self.prefix.count)
         let method = request.head.method
-        if StubEndpoints(stubs: stubs).respond(to: endpoint, request: request, sink: sink) { return }
+        if StubEndpoints(stubs: stubs, redaction: redaction).respond(to: endpoint, request: request, sink: sink) { return }
         if let inspector, InspectorEndpoints(inspector: inspector).respond(to: endpoint, request: request, sink: sink) { return }
         switch (endpoint, method) {
         case ("health", .GET), ("health", .HEAD):
             let (names, count) = cassettes()
             sendJSON(Health(status: "ok", mode: mode, cassettes: names, interactions: count), sink: sink)
         case ("journal", .GET), ("journal", .HEAD):
-            sendJSON(journal.document(), sink: sink)
+            var document = journal.document()
+            for number in document.entries.indices { document.entries[number].url = redaction.clean(url: document.entries[number].url) }
+            sendJSON(document, sink: sink)
         case ("unmatched", .GET), ("unmatched", .HEAD):
             sendJSON(unmatched.document(), sink: sink)
         case ("reset", .POST):

@@ -9,6 +9,8 @@ import TapedeckCore
 struct StubEndpoints: Sendable {
     /// The stubs of the server's cassettes and stub files.
     let stubs: StubSet
+    /// What verification shows of the requests it found: the inspector's redaction.
+    let redaction: ExchangeRedaction
 
     /// Answers `stubs`, `stubs/ID` or `verify`; false when the endpoint is not one of those.
     func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
@@ -39,7 +41,7 @@ struct StubEndpoints: Sendable {
             do {
                 let pattern = try JSONDecoder().decode(RequestPattern.self, from: Data(request.body.readableBytesView))
                 let found: [CassetteRequest] = stubs.verify(pattern, session: scope)
-                let requests = found.map { MatchDiagnosis.ReceivedRequest($0) }
+                let requests = found.map { MatchDiagnosis.ReceivedRequest(redaction.clean(request: $0, response: nil).0) }
                 send(.ok, Verification(count: requests.count, requests: requests), sink: sink)
             } catch {
                 send(.badRequest, ["error": "the request pattern is not valid: \(error)"], sink: sink)

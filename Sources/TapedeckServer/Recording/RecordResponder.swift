@@ -59,7 +59,7 @@ public final class RecordResponder: Responder {
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
             journal: answers.journal, unmatched: answers.unmatched, stubs: recorder.stubs,
-            resetPlayback: { [recorder] in recorder.reset() }, authority: authority, guardian: AdminGuard(configuration))
+            resetPlayback: { [recorder] in recorder.reset() }, authority: authority, guardian: AdminGuard(configuration), redaction: answers.redaction)
         admin.inspector = answers.exchanges.map { [recorder] exchanges in
             Inspector(mode: settings.mode.rawValue, exchanges: exchanges, players: { [recorder.player] },
                       recordedThisRun: { recorder.interactionCount - recorder.player.interactions.count })

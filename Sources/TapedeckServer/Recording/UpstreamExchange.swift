@@ -20,10 +20,10 @@ enum ExchangeFailure: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .unreachable(let error): "the upstream could not be reached: \(error)"
+        case .unreachable(let error): "the upstream could not be reached: \(UpstreamFailureText.describe(error))"
         case .timedOut(let timeout): "the upstream was silent for \(UpstreamExchange.seconds(timeout))"
         case .closedEarly: "the upstream closed the connection before the answer was complete"
-        case .broken(let error): "the upstream connection failed: \(error)"
+        case .broken(let error): "the upstream connection failed: \(UpstreamFailureText.describe(error))"
         case .clientGone: "the client left before the whole answer was written to it"
         case .bodyNotKept(let error): "the body could not be kept: \(error)"
         }
@@ -232,7 +232,8 @@ final class UpstreamExchange {
             (status, code, message) = (.gatewayTimeout, "upstream-timeout",
                                        "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded\n")
         case .unreachable(let error), .broken(let error):
-            (status, code, message) = (.badGateway, "upstream-unreachable", "cannot reach the upstream for \(url): \(error); nothing was recorded\n")
+            (status, code, message) = (.badGateway, "upstream-unreachable",
+                                       "cannot reach the upstream for \(url): \(UpstreamFailureText.describe(error)); nothing was recorded\n")
         case .closedEarly:
             (status, code, message) = (.badGateway, "upstream-unreachable",
                                        "the upstream for \(url) closed the connection without answering; nothing was recorded\n")

@@ -39,7 +39,7 @@ public final class ReplayResponder: Responder {
                 deck.player.reset()
                 library?.loaded.forEach { $0.player.reset() }
             },
-            authority: authority, guardian: AdminGuard(configuration))
+            authority: authority, guardian: AdminGuard(configuration), redaction: answers.redaction)
         admin.inspector = answers.exchanges.map { exchanges in
             Inspector(mode: "replay", exchanges: exchanges,
                       players: { [deck, library] in [deck.player] + (library?.loaded.map(\.player) ?? []) })

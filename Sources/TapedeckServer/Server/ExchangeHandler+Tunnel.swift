@@ -49,7 +49,7 @@ extension ExchangeHandler {
             let (handler, context) = bound.value
             switch result {
             case .failure(let error):
-                handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(error)",
+                handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(UpstreamFailureText.describe(error))",
                                code: "upstream-unreachable")
             case .success(let upstream):
                 prepare(handler, context, upstream).assumeIsolated().whenSuccess {

@@ -17,6 +17,9 @@ struct PlaybackAnswers: Sendable {
     let logger: Logger
     /// The exchanges the inspector shows; nil when the admin API is off.
     let exchanges: ExchangeStore?
+    /// The one redaction rule of every view of requests: the inspector's, the 599 body, the
+    /// unmatched log, the journal and verification.
+    let redaction: ExchangeRedaction
 
     /// - Parameters:
     ///   - redaction: what the inspector blots out of the exchanges it keeps (the recording proxy's rules).
@@ -25,6 +28,7 @@ struct PlaybackAnswers: Sendable {
         journal = Journal(capacity: configuration.journalCapacity)
         unmatched = UnmatchedLog()
         exchanges = configuration.adminEnabled ? ExchangeStore(redaction: redaction, secrets: secrets) : nil
+        self.redaction = ExchangeRedaction(redactor: Redactor(rules: redaction), secrets: secrets)
         unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
         self.logger = logger
     }
@@ -39,14 +43,17 @@ struct PlaybackAnswers: Sendable {
         sink.serve(playback, prepared: prepared, to: request)
     }
 
-    /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON.
+    /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON,
+    /// redacted as the inspector shows it (the client's credentials are not echoed into logs).
     func refuse(_ diagnosis: MatchDiagnosis, for request: CassetteRequest, session: String, sink: ResponseSink) {
         let entry = JournalEntry(request: request, session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
         journal.append(entry)
-        unmatched.append(diagnosis)
+        let (kept, _, removed) = redaction.clean(request: request, response: nil)
+        let shown = redaction.clean(diagnosis, request: kept, removed: removed)
+        unmatched.append(shown)
         exchanges?.add(entry, request: request, status: Int(unmatchedStatus.code), diagnosis: diagnosis)
         sink.send(status: unmatchedStatus,
                   headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
-                  body: ByteBuffer(bytes: JSONBodies.encode(diagnosis)))
+                  body: ByteBuffer(bytes: JSONBodies.encode(shown)))
     }
 }
