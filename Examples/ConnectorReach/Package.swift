@@ -10,7 +10,9 @@ let package = Package(
     name: "ConnectorReach",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     dependencies: [
-        .package(name: "tapedeck", path: "../.."),
+        // The traits of the products used beyond Tapedeck and TapedeckTesting (which need none);
+        // the server's and the tooling's dependencies stay out of resolution.
+        .package(name: "tapedeck", path: "../..", traits: ["AsyncHTTPClient", "OpenAPI"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
