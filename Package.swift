@@ -4,6 +4,25 @@ import PackageDescription
 // One target per dependency boundary, so a user pays only for what they import:
 // the connector (`Tapedeck`) needs no SwiftNIO and no swift-crypto; AsyncHTTPClient and SwiftNIO come
 // in only with `TapedeckAsyncHTTPClient`; the servers live in `TapedeckServer`.
+//
+// Package traits keep a connector user's resolution light too. Every product of another package that
+// only the server, the tooling, the AsyncHTTPClient or the OpenAPI part uses is named under that
+// part's trait, so a package that depends on this one with `traits: []` resolves swift-http-types
+// alone (SwiftPM 6.2 and later leave out a package whose every use is behind a trait that is off).
+// All four are on by default: this package's own build and tests, and a dependent that names no
+// traits, see every target as before. Test targets need no condition: a dependent never resolves
+// what only they use.
+
+/// Uses of other packages' products that only the replay server, the recording proxy and the
+/// `tapedeck` command need.
+let server: TargetDependencyCondition? = .when(traits: ["Server"])
+/// Uses that only the cassette tooling (`TapedeckTooling`) needs.
+let tooling: TargetDependencyCondition? = .when(traits: ["Tooling"])
+/// Uses that only `TapedeckAsyncHTTPClient` needs.
+let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
+/// Uses that only `TapedeckOpenAPI` needs.
+let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
+
 let package = Package(
     name: "Tapedeck",
     // The lowest the connector's APIs allow: `Clock`/`Duration`, `URL(filePath:)`, `TimeZone.gmt`.
@@ -16,6 +35,13 @@ let package = Package(
         // The servers as a library, for the fuzz package in Fuzz/ (which depends on this one by path).
         .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
+    ],
+    traits: [
+        .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser."),
+        .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import): Yams."),
+        .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO."),
+        .trait(name: "OpenAPI", description: "TapedeckOpenAPI: swift-openapi-runtime."),
+        .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -68,7 +94,7 @@ let package = Package(
             name: "TapedeckOpenAPI",
             dependencies: [
                 "Tapedeck",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
             ]
         ),
         // Replaying and recording clients for code written against AsyncHTTPClient.
@@ -76,10 +102,10 @@ let package = Package(
             name: "TapedeckAsyncHTTPClient",
             dependencies: [
                 "Tapedeck",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: asyncHTTPClient),
+                .product(name: "NIOCore", package: "swift-nio", condition: asyncHTTPClient),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: asyncHTTPClient),
+                .product(name: "Logging", package: "swift-log", condition: asyncHTTPClient),
             ]
         ),
         // Cassette tooling: inspect, lint, redact, prune, merge, drift, HAR and VCR import.
@@ -88,7 +114,7 @@ let package = Package(
             dependencies: [
                 "TapedeckCore",
                 "Tapedeck",
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Yams", package: "Yams", condition: tooling),
             ]
         ),
         // The replay server and the recording proxy on SwiftNIO.
@@ -98,16 +124,16 @@ let package = Package(
                 "TapedeckCore",
                 "CAllocatorTuning",
                 "CSignalPipe",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
+                .product(name: "NIOTLS", package: "swift-nio", condition: server),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "X509", package: "swift-certificates", condition: server),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: server),
+                .product(name: "Crypto", package: "swift-crypto", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
             ]
         ),
         // The command line: parse, build a configuration, run.
@@ -116,8 +142,8 @@ let package = Package(
             dependencies: [
                 "TapedeckServer",
                 "TapedeckTooling",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
             ]
         ),
         // The example API client of Examples/, tested entirely from cassettes.

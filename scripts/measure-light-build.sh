@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # How long a user's clean build takes when their package depends only on the `Tapedeck` product:
-# an outside package in a temporary folder, depending on this repository by path, with an empty
-# .build, timed through `swift package resolve` (cloning the packages from the local cache) and
-# `swift build`. Prints one line:
-#   light build: N.N s (resolve R.R s + build B.B s; goal: under 25 s on a 2-core machine)
+# an outside package in a temporary folder, depending on this repository by path with no package
+# traits (`traits: []`, as the README's snippet for connector users), with an empty .build, timed
+# through `swift package resolve` (cloning the packages from the local cache) and `swift build`.
+# Fails if resolution fetched any package but those the connector imports ($connector_packages).
+# Prints one line:
+#   light build: N.N s (resolve R.R s + build B.B s; resolved: swift-http-types; goal: under 25 s on a 2-core machine)
 # Usage: scripts/measure-light-build.sh [RUNS]   (default 1; with more, each run is printed and the median last)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-1}"
 if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then export PATH="/opt/swift/usr/bin:$PATH"; fi
+# The packages the connector imports: all that resolution may fetch with the traits off.
+connector_packages="swift-http-types"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/Sources/LightUser"
@@ -18,7 +22,7 @@ import PackageDescription
 let package = Package(
     name: "LightUser",
     platforms: [.macOS(.v13), .iOS(.v16)],
-    dependencies: [.package(path: "$root")],
+    dependencies: [.package(path: "$root", traits: [])],
     targets: [.executableTarget(name: "LightUser", dependencies: [.product(name: "Tapedeck", package: "$(basename "$root")")])]
 )
 SWIFT
@@ -40,9 +44,14 @@ for run in $(seq 1 "$runs"); do
     start=$(date +%s.%N)
     (cd "$work" && swift package resolve >"$work/build.log" 2>&1) || { cat "$work/build.log"; exit 1; }
     resolved=$(date +%s.%N)
+    fetched="$(ls "$work/.build/checkouts" 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//')"
+    if [ "$fetched" != "$connector_packages" ]; then
+        echo "resolution fetched '$fetched', not only what the connector imports ('$connector_packages')" >&2
+        exit 1
+    fi
     (cd "$work" && swift build >>"$work/build.log" 2>&1) || { cat "$work/build.log"; exit 1; }
     end=$(date +%s.%N)
-    line=$(python3 -c "print(f'{$end - $start:.1f} s (resolve {$resolved - $start:.1f} s + build {$end - $resolved:.1f} s')")
+    line=$(python3 -c "print(f'{$end - $start:.1f} s (resolve {$resolved - $start:.1f} s + build {$end - $resolved:.1f} s; resolved: $fetched')")
     results+=("$line")
     [ "$runs" -gt 1 ] && echo "run $run: $line)"
 done

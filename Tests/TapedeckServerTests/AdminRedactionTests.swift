@@ -28,15 +28,13 @@ import Testing
     }
 
     @Test func anUnreachableUpstreamIsExplainedWithItsFix() async throws {
-        let closed = try await TestUpstream.start()
-        let port = closed.port
-        try await closed.stop()
+        let refusing = try RefusingPort()
         let certificate = try TestCertificate.make()
         let untrusted = try await TestUpstream.start(certificate: certificate)
         defer { Task { try? await untrusted.stop() } }
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (target, expected) in [("http://127.0.0.1:\(port)", "connection refused: nothing listens on that port"),
+        for (target, expected) in [("http://127.0.0.1:\(refusing.port)", "connection refused: nothing listens on that port"),
                                    ("https://localhost:\(untrusted.port)", "pass --upstream-ca FILE")] {
             let settings = RecordSettings(cassette: directory.appending(path: "c.json"), target: try ReverseProxyTarget(target))
             try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in

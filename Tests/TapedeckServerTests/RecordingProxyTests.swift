@@ -210,11 +210,9 @@ import Testing
     @Test func unreachableUpstreamGives502AndRecordsNothing() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let upstream = try await TestUpstream.start()
-        let port = upstream.port
-        try await upstream.stop()
+        let refusing = try RefusingPort()
         let cassette = directory.appending(path: "none.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:\(port)"))) { (harness: RecordHarness) async throws in
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:\(refusing.port)"))) { (harness: RecordHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
                 let response = try await Clients.send(client, .GET, harness.base + "/plaintext?name=X")
                 #expect(response.status == 502)

@@ -8,8 +8,8 @@ struct CACommand: ParsableCommand {
         commandName: "ca",
         abstract: "Manage the local certificate authority used to intercept HTTPS.",
         discussion: """
-        The CA lives in $TAPEDECK_HOME (default ~/.tapedeck): ca.pem and ca-key.pem, the key
-        readable by its owner only. It is created on first need; leaf certificates are minted
+        The CA lives in $TAPEDECK_HOME (default ~/.tapedeck): ca.pem and ca-key.pem, the key \
+        readable by its owner only. It is created on first need; leaf certificates are minted \
         per host, kept in memory and valid for 7 days.
         """,
         subcommands: [Init.self, Path.self, Export.self],

@@ -11,11 +11,13 @@ struct RecordCommand: AsyncParsableCommand {
         commandName: "record",
         abstract: "Record real HTTP exchanges into a cassette through a proxy.",
         discussion: """
-        With --target, a reverse proxy: point your client's base URL at tapedeck. Without it, a
-        forward proxy: set HTTP_PROXY/HTTPS_PROXY to the printed address and trust the local CA
-        (`tapedeck ca path`) for HTTPS. Responses stream to the client as they arrive; each
-        exchange is redacted and on disk within a second. Redirects are passed back, never
-        followed. WebSocket upgrades and --passthrough-host hosts are tunnelled, not recorded.
+        With --target, a reverse proxy: point your client's base URL at tapedeck. \
+        Without it, a forward proxy: set http_proxy (lowercase: curl ignores HTTP_PROXY) and HTTPS_PROXY \
+        to the printed address, and trust the local CA (`tapedeck ca path`) for HTTPS.
+
+        Responses stream to the client as they arrive; each exchange is redacted and on disk within a \
+        second. Redirects are passed back, never followed. WebSocket upgrades and --passthrough-host \
+        hosts are tunnelled, not recorded.
         """)
 
     @Argument(help: "The cassette file to record into.")
@@ -48,7 +50,9 @@ struct RecordCommand: AsyncParsableCommand {
     @OptionGroup var safety: ServerSafetyOptions
 
     func validate() throws {
-        guard mode != .replay else { throw ValidationError("--mode must be new-episodes, all or once (use `tapedeck replay` to replay)") }
+        guard mode != .replay else {
+            throw ValidationError("--mode must be one of \(RecordMode.allValueStrings.joined(separator: ", ")) (use `tapedeck replay` to replay)")
+        }
         guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
     }
 

@@ -10,11 +10,12 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Serve cassettes over HTTP; never connects to any upstream.",
         discussion: """
-        Requests sent straight to the server match any recorded host. As a forward proxy
-        (HTTP_PROXY / HTTPS_PROXY) it answers absolute-form http requests, and CONNECT with
-        TLS interception by the local CA (see `tapedeck ca`), so the host rule applies.
+        Requests sent straight to the server match any recorded host. As a forward proxy \
+        (http_proxy / HTTPS_PROXY) it answers absolute-form http requests, and CONNECT with \
+        TLS interception by the local CA (see `tapedeck ca`), so the host rule applies. \
         Unmatched requests get --unmatched-status (599) with a JSON diagnosis.
-        Admin endpoints: /__tapedeck/health, journal, unmatched, reset (POST), ca.pem.
+
+        Admin endpoints, under /__tapedeck/ on the same port: \(AdminEndpoints.namesInProse).
         """)
 
     @Argument(help: "Cassette files, searched in order.")

@@ -22,6 +22,12 @@ extension RecordMode: ExpressibleByArgument {
     public init?(argument: String) {
         self.init(parsing: argument)
     }
+
+    /// The modes `tapedeck record --mode` takes, as `--help` lists them: every mode but `replay`,
+    /// which the recording proxy refuses (`tapedeck replay` replays).
+    public static var allValueStrings: [String] {
+        allCases.filter { $0 != .replay }.map(\.rawValue)
+    }
 }
 
 extension JSONPath: ExpressibleByArgument {

@@ -90,7 +90,7 @@ public struct AdminEndpoints: Sendable {
                       body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
         default:
             sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
-                      body: ByteBuffer(string: "no admin endpoint \(path); try ui, health, journal, unmatched, exchanges, cassettes, events, reset, stubs, verify or ca.pem\n"))
+                      body: ByteBuffer(string: "no admin endpoint \(path); try \(Self.namesInProse)\n"))
         }
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import TapedeckServer
+import TapedeckTestSupport
+import Testing
+
+/// What `tapedeck ... --help` tells a user: only values the command takes, whole sentences, and
+/// every admin endpoint the server answers.
+@Suite struct HelpTextTests {
+    /// `record --help` lists the `--mode` values the recording proxy takes, not `replay`, which it
+    /// refuses; the refusal names the command that replays.
+    @Test func recordHelpListsOnlyTheModesItTakes() async throws {
+        let help = try await Self.help(["record"])
+        let line = try #require(help.split(separator: "\n").first { $0.contains("--mode <mode>") })
+        let values = try #require(line.firstMatch(of: /\(values: ([^;)]*)/)).1
+        #expect(Set(values.split(separator: ", ").map(String.init)) == ["new-episodes", "all", "once"], "\(values)")
+        let refused = try await Subprocess.run(executable: try TapedeckBinary.locate().path,
+                                               arguments: ["record", "unused.json", "--mode", "replay"])
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("tapedeck replay"), "\(refused.error)")
+    }
+
+    /// Every overview is whole sentences: ArgumentParser wraps each line of a discussion itself, so a
+    /// line break typed in mid-sentence shows as a short line ("Without it, a" / "forward proxy").
+    /// Printed wide enough that nothing wraps, every line of every command's overview ends a sentence.
+    @Test func overviewsBreakLinesOnlyBetweenSentences() async throws {
+        for command in try await Self.commands() {
+            let help = try await Self.help(command)
+            let overview = help.components(separatedBy: "USAGE:")[0]
+            for line in overview.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                #expect(line.last.map { ".:?!".contains($0) } == true, "tapedeck \(command.joined(separator: " ")) --help: \(line)")
+            }
+        }
+    }
+
+    /// `replay --help` names every admin endpoint, and each name it gives is one the server answers
+    /// (a method it does not take gets 405, an unknown name 404).
+    @Test func replayHelpListsEveryAdminEndpoint() async throws {
+        let help = try await Self.help(["replay"])
+        for name in AdminEndpoints.names {
+            #expect(help.contains(name), "replay --help does not name \(name)")
+        }
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let server = try TapedeckProcess(["replay", "cassettes/example.json", "--port", "0"], environment: ["TAPEDECK_HOME": home.path])
+        defer { server.stop() }
+        let port = try server.waitUntilListening()
+        for name in AdminEndpoints.names + ["nonsense"] {
+            let answer = try await Curl.run(["--request", "PATCH", "-H", "Content-Type: application/json", "--write-out", "%{http_code}", "--output", "/dev/null",
+                                             "http://127.0.0.1:\(port)\(AdminEndpoints.prefix)\(name)"])
+            #expect(answer.text == (name == "nonsense" ? "404" : "405"), "PATCH \(name)")
+        }
+    }
+
+    /// `tapedeck` and each of its subcommands, one level down too (`ca init`, `har import`), as the
+    /// SUBCOMMANDS sections of their help list them.
+    static func commands() async throws -> [[String]] {
+        var found: [[String]] = [[]]
+        var index = 0
+        while index < found.count {
+            let command = found[index]
+            index += 1
+            guard command.count < 2 else { continue }
+            let help = try await help(command)
+            guard let section = help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first else { continue }
+            // The section's lines up to its first blank line: "  NAME (default)   Abstract."
+            for line in section.drop(while: { $0 == "\n" }).components(separatedBy: "\n\n")[0].split(separator: "\n") {
+                guard let name = line.split(separator: " ").first, name != "help" else { continue }
+                found.append(command + [String(name)])
+            }
+        }
+        return found
+    }
+
+    /// The help of `tapedeck COMMAND...`, printed 1,000 columns wide so that ArgumentParser wraps nothing.
+    static func help(_ command: [String]) async throws -> String {
+        let result = try await Subprocess.run(executable: try TapedeckBinary.locate().path, arguments: command + ["--help"],
+                                              environment: ["COLUMNS": "1000"])
+        #expect(result.status == 0, "tapedeck \(command.joined(separator: " ")) --help: \(result.error)")
+        return result.text
+    }
+}
