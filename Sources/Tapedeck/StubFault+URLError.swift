@@ -8,7 +8,8 @@ extension StubFault {
     /// `empty` and `truncate`, a bad server response for `malformed`.
     func urlError(for url: String) -> URLError {
         let code: URLError.Code = self == .malformed ? .badServerResponse : .networkConnectionLost
-        return URLError(code, userInfo: [NSURLErrorFailingURLStringErrorKey: url,
-                                         NSLocalizedDescriptionKey: "Tapedeck stub fault \(rawValue)"])
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "Tapedeck stub fault \(rawValue)"]
+        if let failing = URL(string: url) { userInfo[NSURLErrorFailingURLErrorKey] = failing }
+        return URLError(code, userInfo: userInfo)
     }
 }
