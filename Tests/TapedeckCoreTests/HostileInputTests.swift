@@ -90,7 +90,10 @@ struct HostileInputTests {
             return
         }
         #expect(failure.field == "pathRegex")
-        #expect(pattern.evaluate(request(url: "/aaaa")) != nil)
+        guard case .success = pattern.evaluate(request(url: "/aaaa")) else {
+            Issue.record("a path the regex matches quickly no longer matches")
+            return
+        }
     }
 
     @Test("row 10: a template that would expand past the limit is a 500, and the body is parsed once")
@@ -108,7 +111,7 @@ struct HostileInputTests {
     @Test("row 11: sessions are kept for the 10,000 most recent; an older one starts again")
     func sessionsAreBounded() throws {
         let recorded = try cassette(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/n"}, "response": {"status": 200, "body": {"text": "one"}}}, {"request": {"method": "GET", "url": "/n"}, "response": {"status": 200, "body": {"text": "two"}}}]}"#)
-        let player = try Player(cassettes: [("c", recorded)], options: PlaybackOptions())
+        let player = Player(cassettes: [("c", recorded)], options: PlaybackOptions())
         func body(_ session: String) -> String? {
             guard case .played(let playback) = player.play(request(url: "/n"), session: session) else { return nil }
             return playback.interaction.response.body.text

@@ -54,12 +54,14 @@ import Testing
     }
 
     @Test func theRecordingProxyTakesHTTP2ClientsAndRecordsTheirExchanges() async throws {
-        try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
+        let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
             let answer = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", harness.base + "/hello"])
             #expect(answer.status == 0, "\(answer.error)")
             #expect(answer.text.hasSuffix("\n2"))
             try await waitUntil { harness.responder.recorder.interactionCount == 1 }
         }
+        #expect(recorded.cassette.interactions.count == 1)
+        #expect(recorded.cassette.interactions.first?.request.url.hasSuffix("/hello") == true)
     }
 
     @Test func aBrokenHTTP2ConnectionGetsGoawayAndTheServerServesOthers() async throws {

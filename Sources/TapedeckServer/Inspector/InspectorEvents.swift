@@ -53,7 +53,7 @@ public final class InspectorEvents: Sendable {
         listeners.withLock { $0.byID[id] = Listener(sink: sink, pulse: pulse) }
         // A page that goes away is forgotten at once, not at the next failed write.
         sink.eventLoop.execute { [weak self] in
-            sink.context.value.channel.closeFuture.whenComplete { _ in self?.drop(id) }
+            sink.context.value.channel.closeFuture.whenComplete { [weak self] _ in self?.drop(id) }
         }
         let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: Self.headers)
         sink.writeHead(head).whenFailure { [weak self] _ in self?.drop(id) }

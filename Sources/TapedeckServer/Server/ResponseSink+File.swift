@@ -1,4 +1,11 @@
 import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NIOPosix
 import TapedeckCore
@@ -19,9 +26,13 @@ extension ResponseSink {
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
         let sent = NIOLoopBoundBox(0, eventLoop: loop)
         let hash = NIOLoopBoundBox(SHA256(), eventLoop: loop)
-        fileIO.openFile(_deprecatedPath: file.url.path, eventLoop: loop).flatMap { fileHandle, _ in
+        let allocator = context.channel.allocator
+        // Opened without following a link: a side file replaced by one after the cassette was read
+        // cannot send another file's bytes.
+        fileIO.openFile(_deprecatedPath: file.url.path, mode: .read, flags: .posix(flags: O_NOFOLLOW, mode: 0),
+                        eventLoop: loop).flatMap { fileHandle in
             fileIO.readChunked(fileHandle: fileHandle, byteCount: file.size, chunkSize: filePieceSize,
-                               allocator: context.channel.allocator, eventLoop: loop) { piece in
+                               allocator: allocator, eventLoop: loop) { piece in
                 let (handler, context) = bound.value
                 guard context.channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
                 sent.value += piece.readableBytes
