@@ -11,6 +11,17 @@ import Testing
     final class Log: Sendable {
         let entries = Locked<[(url: String, onCaller: Bool)]>([])
         let callerThread = Locked<Thread?>(nil)
+        /// The exchange whose recording waits for ``release()``, keeping the recording thread busy
+        /// for as long as the test needs, whatever the machine's speed.
+        private let held: String?
+        private let gate = DispatchSemaphore(value: 0)
+
+        init(holding held: String? = nil) {
+            self.held = held
+        }
+
+        /// Lets the held exchange be recorded.
+        func release() { gate.signal() }
 
         /// Runs `body` (which adds exchanges) with this thread as the caller's.
         func adding(_ body: () -> Void) {
@@ -19,6 +30,7 @@ import Testing
         }
 
         func record(_ exchange: FinishedExchange) {
+            if let held, exchange.request.url.hasSuffix(held) { gate.wait() }
             let onCaller = callerThread.withLock { $0 } === Thread.current
             entries.withLock { $0.append((exchange.request.url, onCaller)) }
         }
@@ -55,7 +67,7 @@ import Testing
     }
 
     @Test func heavyExchangesGoToTheRecordingThreadAndWhatFollowsWaitsBehindThem() async throws {
-        let log = Log()
+        let log = Log(holding: "/large")
         let queue = RecordingQueue(record: log.record)
         log.adding {
             queue.add(exchange("large", bodyBytes: FinishedExchange.lightLimit + 1))
@@ -65,6 +77,7 @@ import Testing
         }
         let recordedAtOnce = log.entries.withLock { $0 }
         #expect(recordedAtOnce.isEmpty, "nothing heavy, and nothing behind it, is recorded on the caller's thread")
+        log.release()
         let entries = try await log.waitFor(4)
         #expect(entries.map(\.url) == ["large", "small-after-large", "gzip", "small-after-gzip"].map { "http://127.0.0.1/\($0)" })
         #expect(entries.allSatisfy { !$0.onCaller })
