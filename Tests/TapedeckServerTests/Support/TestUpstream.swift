@@ -200,13 +200,15 @@ private final class UpstreamHandler: ChannelInboundHandler {
                                     headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]))
         context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        for (offset, text) in [(0, "data: one\n\n"), (60, "data: two\n\n"), (120, "data: three\n\n")] {
+        // 200 ms apart, so the gaps a recording measures (at least 40 ms each) survive a loaded
+        // machine (a thread sanitizer run on 2 cores delayed one event by more than 20 ms).
+        for (offset, text) in [(0, "data: one\n\n"), (200, "data: two\n\n"), (400, "data: three\n\n")] {
             context.eventLoop.scheduleTask(in: .milliseconds(Int64(offset))) {
                 let (h, c) = bound.value
                 c.writeAndFlush(h.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
             }
         }
-        context.eventLoop.scheduleTask(in: .milliseconds(140)) {
+        context.eventLoop.scheduleTask(in: .milliseconds(420)) {
             let (h, c) = bound.value
             c.writeAndFlush(h.wrapOutboundOut(.end(nil)), promise: nil)
         }
