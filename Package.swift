@@ -32,7 +32,8 @@ let package = Package(
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .library(name: "TapedeckOpenAPI", targets: ["TapedeckOpenAPI"]),
         .library(name: "TapedeckAsyncHTTPClient", targets: ["TapedeckAsyncHTTPClient"]),
-        // The servers as a library, for the fuzz package in Fuzz/ (which depends on this one by path).
+        // The servers, for the fuzz package in Fuzz/ (which depends on this one by path): only its
+        // `@_spi(Fuzz)` door, `FuzzedReplayServer`, is public; the rest is `package`.
         .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
     ],

@@ -6,6 +6,8 @@
 # Fails if resolution fetched any package but those the connector imports ($connector_packages).
 # Prints one line:
 #   light build: N.N s (resolve R.R s + build B.B s; resolved: swift-http-types; goal: under 25 s on a 2-core machine)
+# Then checks what `import Tapedeck` shows a user: the connector, the cassette model and the options
+# (`$visible` must compile), and none of the internals (`$hidden` must each be "not in scope").
 # Usage: scripts/measure-light-build.sh [RUNS]   (default 1; with more, each run is printed and the median last)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -56,5 +58,22 @@ for run in $(seq 1 "$runs"); do
     [ "$runs" -gt 1 ] && echo "run $run: $line)"
 done
 (cd "$work" && [ "$(swift run --skip-build LightUser 2>/dev/null)" = "hello" ]) || { echo "the light package did not replay"; exit 1; }
+# The public surface, from outside: one probe file naming both lists, one build that must fail on
+# exactly the hidden names.
+visible="CassetteConnector RecordingConnector Cassette Interaction CassetteRequest CassetteResponse Body HeaderList Stub StubSet RequestPattern PlaybackOptions MatchOptions LatencyModel RedactionRules Secrets RecordMode PlaybackHooks CassetteCodec UnmatchedRequestError"
+hidden="SHA256 Locked BoundedLog SideFileSpool LRUCache Player Recorder Journal Matcher Redactor ConnectorRoute RequestTarget ContentCoding ReplayResponder"
+{
+    echo "import Tapedeck"
+    for name in $visible $hidden; do echo "let probe$name: Any.Type = $name.self"; done
+} > "$work/Sources/LightUser/Probe.swift"
+(cd "$work" && swift build >"$work/probe.log" 2>&1) && { echo "the surface probe compiled: internals are public" >&2; exit 1; }
+for name in $hidden; do
+    grep -q "cannot find '$name' in scope" "$work/probe.log" || { echo "import Tapedeck shows $name (an internal)" >&2; exit 1; }
+done
+for name in $visible; do
+    if grep "error:" "$work/probe.log" | grep -q "'$name'"; then echo "import Tapedeck does not show $name" >&2; grep "'$name'" "$work/probe.log" >&2; exit 1; fi
+done
+rm "$work/Sources/LightUser/Probe.swift"
 median=$(printf '%s\n' "${results[@]}" | sort -n | awk '{a[NR]=$0} END {print a[int((NR+1)/2)]}')
 echo "light build: $median; goal: under 25 s on a 2-core machine)"
+echo "surface: import Tapedeck shows $(echo $visible | wc -w) checked names and hides $(echo $hidden | wc -w) internals"

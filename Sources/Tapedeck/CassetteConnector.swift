@@ -13,7 +13,7 @@ import TapedeckCore
 /// ```
 public final class CassetteConnector: HTTPConnector {
     /// The player holding the cassette and the playback positions.
-    public let player: Player
+    package let player: Player
     private let clock: any Clock<Duration>
 
     /// Loads a cassette file.

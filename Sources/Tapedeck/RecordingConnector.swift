@@ -7,7 +7,7 @@ import TapedeckCore
 /// without code changes.
 public final class RecordingConnector: HTTPConnector {
     /// The recording policy and cassette.
-    public let recorder: Recorder
+    package let recorder: Recorder
     private let live: any HTTPConnector
     private let clock: any Clock<Duration>
 

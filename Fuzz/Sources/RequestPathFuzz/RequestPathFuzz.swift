@@ -2,22 +2,18 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import Tapedeck
-import TapedeckServer
+@_spi(Fuzz) import TapedeckServer
 
 /// The replay server every input is served by: the example cassette, `--cassette-dir cassettes`,
 /// a small body limit; built once (it is immutable and thread-safe).
-private let fuzzedServer: (responder: ReplayResponder, configuration: ServerConfiguration) = {
+private let fuzzedServer: FuzzedReplayServer = {
     let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     let cassettes = root.appending(path: "cassettes", directoryHint: .isDirectory)
     let home = FileManager.default.temporaryDirectory.appending(path: "tapedeck-fuzz-ca", directoryHint: .isDirectory)
-    let configuration = ServerConfiguration(port: 0, maxBodySize: 64 * 1024, cassetteDirectory: cassettes, authorityHome: home)
     do {
-        let deck = try ReplayResponder.loadDeck(files: [cassettes.appending(path: "example.json")], options: PlaybackOptions())
-        let library = CassetteLibrary(directory: cassettes, options: PlaybackOptions())
-        let responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
-                                        authority: CertificateAuthority(home: home))
-        return (responder, configuration)
+        return try FuzzedReplayServer(cassette: cassettes.appending(path: "example.json"), cassetteDirectory: cassettes,
+                                      authorityHome: home, maxBodySize: 64 * 1024)
     } catch {
         fatalError("cannot load the example cassette: \(error)")
     }
@@ -28,10 +24,9 @@ private let fuzzedServer: (responder: ReplayResponder, configuration: ServerConf
 /// 599 diagnosis) on an embedded channel. Any answer or close is fine; a crash is a bug.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func requestPathFuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let (responder, configuration) = fuzzedServer
     let channel = EmbeddedChannel()
     do {
-        try ConnectionServing.configure(channel, responder: responder, configuration: configuration)
+        try fuzzedServer.configure(channel)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
     } catch {
         fatalError("cannot set up the embedded connection: \(error)")

@@ -23,20 +23,20 @@ import FoundationNetworking
 /// `userInfo` points back to the route, and so to the connector. Every configuration made by
 /// ``Foundation/URLSessionConfiguration/replaying(_:base:)`` gets its own route, hence its own
 /// cassette and playback state: parallel tests with different cassettes never meet.
-public final class ConnectorRoute: URLCache, @unchecked Sendable {
+package final class ConnectorRoute: URLCache, @unchecked Sendable {
     /// The connector every request of the configuration goes to.
-    public let connector: any HTTPConnector
+    package let connector: any HTTPConnector
     /// The configuration's `httpAdditionalHeaders`, added to requests that lack them, as
     /// FoundationNetworking's own HTTP protocol does (it never shows them to a custom protocol).
-    public let additionalHeaders: [String: String]
+    package let additionalHeaders: [String: String]
     /// The token that names this route in the `Tapedeck-Route` header (Apple's loading system).
-    public private(set) var token = ""
+    package private(set) var token = ""
 
     /// The `userInfo` key of the marker response.
     static let userInfoKey = "dev.tapedeck.route"
 
     /// Creates a route to a connector.
-    public init(connector: any HTTPConnector, additionalHeaders: [String: String] = [:]) {
+    package init(connector: any HTTPConnector, additionalHeaders: [String: String] = [:]) {
         self.connector = connector
         self.additionalHeaders = additionalHeaders
         super.init(memoryCapacity: 0, diskCapacity: 0, diskPath: FileManager.default.temporaryDirectory.path)
@@ -44,21 +44,21 @@ public final class ConnectorRoute: URLCache, @unchecked Sendable {
     }
 
     /// Answers with the marker response that leads the protocol to ``connector``.
-    public override func getCachedResponse(for dataTask: URLSessionDataTask,
+    package override func getCachedResponse(for dataTask: URLSessionDataTask,
                                            completionHandler: @Sendable @escaping (CachedURLResponse?) -> Void) {
         completionHandler(marker(for: dataTask.currentRequest?.url))
     }
 
     /// Answers with the marker response that leads the protocol to ``connector``.
-    public override func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
+    package override func cachedResponse(for request: URLRequest) -> CachedURLResponse? {
         marker(for: request.url)
     }
 
     /// Stores nothing: replayed and recorded answers never come from a cache.
-    public override func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {}
+    package override func storeCachedResponse(_ cachedResponse: CachedURLResponse, for request: URLRequest) {}
 
     /// Stores nothing: replayed and recorded answers never come from a cache.
-    public override func storeCachedResponse(_ cachedResponse: CachedURLResponse, for dataTask: URLSessionDataTask) {}
+    package override func storeCachedResponse(_ cachedResponse: CachedURLResponse, for dataTask: URLSessionDataTask) {}
 
     private func marker(for url: URL?) -> CachedURLResponse {
         let response = URLResponse(url: url ?? URL(string: "about:blank")!, mimeType: nil, expectedContentLength: 0, textEncodingName: nil)

@@ -24,7 +24,7 @@ public struct CassetteRequest: Sendable, Hashable {
     }
 
     /// The URL split into its parts.
-    public var target: RequestTarget { RequestTarget(url) }
+    package var target: RequestTarget { RequestTarget(url) }
 }
 
 /// A response as a cassette stores it.
@@ -45,12 +45,12 @@ public struct CassetteResponse: Sendable, Hashable {
 
     /// The gzip or deflate coding replay applies to the stored body, if any: none for a body kept
     /// still encoded (``Body/isEncoded``), which is sent exactly as stored.
-    public var contentCoding: ContentCoding? {
+    package var contentCoding: ContentCoding? {
         body.isEncoded ? nil : ContentCoding(header: headers["Content-Encoding"])
     }
 
     /// The body as it goes on the wire as recorded: encoded again when it was recorded encoded.
-    public func wireBody() throws(ContentCodingError) -> Data {
+    package func wireBody() throws(ContentCodingError) -> Data {
         guard let contentCoding else { return body.data }
         return try contentCoding.encode(body.data)
     }

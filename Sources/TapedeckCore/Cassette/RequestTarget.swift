@@ -4,23 +4,23 @@ import Foundation
 ///
 /// Split on the UTF-8 bytes, without Foundation's URL parsing or grapheme breaking:
 /// this runs once per request on the replay hot path.
-public struct RequestTarget: Sendable, Hashable {
+package struct RequestTarget: Sendable, Hashable {
     /// `http` or `https`, lowercased; nil for an origin-form URL.
-    public var scheme: String?
+    package var scheme: String?
     /// The host, lowercased; nil for an origin-form URL.
-    public var host: String?
+    package var host: String?
     /// The port, explicit or the scheme's default; nil for an origin-form URL.
-    public var port: Int?
+    package var port: Int?
     /// The path as sent, at least `/`.
-    public var path: String
+    package var path: String
     /// The query without its `?`, nil when there is none.
-    public var query: String?
+    package var query: String?
 
     /// Whether the URL names the server (absolute form).
-    public var namesHost: Bool { host != nil }
+    package var namesHost: Bool { host != nil }
 
     /// Splits a URL, absolute or origin-form.
-    public init(_ url: String) {
+    package init(_ url: String) {
         let bytes = url.utf8
         var rest = bytes[...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
@@ -44,25 +44,25 @@ public struct RequestTarget: Sendable, Hashable {
     }
 
     /// `scheme://host:port`, for messages; nil for origin-form.
-    public var origin: String? {
+    package var origin: String? {
         guard let scheme, let host, let port else { return nil }
         return "\(scheme)://\(Self.urlHost(host)):\(port)"
     }
 
     /// `host` or `host:port` as `Host` headers and URLs write it (no default port); nil for origin-form.
-    public var authority: String? {
+    package var authority: String? {
         guard let scheme, let host, let port else { return nil }
         return Self.authority(scheme: scheme, host: host, port: port)
     }
 
     /// A host as a URL writes it: an IPv6 address in brackets.
-    public static func urlHost(_ host: String) -> String {
+    package static func urlHost(_ host: String) -> String {
         host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
     }
 
     /// `host` or `host:port`, the port left out when it is the scheme's default: a URL's
     /// authority, and the `Host` header sent to that origin.
-    public static func authority(scheme: String, host: String, port: Int) -> String {
+    package static func authority(scheme: String, host: String, port: Int) -> String {
         port == defaultPort(scheme: scheme) ? urlHost(host) : "\(urlHost(host)):\(port)"
     }
 
@@ -78,12 +78,12 @@ public struct RequestTarget: Sendable, Hashable {
     }
 
     /// The port a scheme implies: 443 for `https` (and `wss`), 80 otherwise.
-    public static func defaultPort(scheme: String) -> Int {
+    package static func defaultPort(scheme: String) -> Int {
         scheme == "https" || scheme == "wss" ? 443 : 80
     }
 
     /// Splits `host[:port]` (or `[v6][:port]`); the port is nil when absent or not a number.
-    public static func splitAuthority(_ authority: Substring) -> (host: String, port: Int?) {
+    package static func splitAuthority(_ authority: Substring) -> (host: String, port: Int?) {
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             let host = authority[authority.index(after: authority.startIndex)..<close]
             let afterClose = authority[authority.index(after: close)...]

@@ -13,7 +13,7 @@ import Foundation
 /// came; one a killed run left is removed by the next recording into the folder.) ``discard()``
 /// (or dropping the spool) removes the temporary file of an exchange that is not recorded (the
 /// client or the upstream left mid-body).
-public final class SideFileSpool: Sendable {
+package final class SideFileSpool: Sendable {
     private struct State {
         var handle: FileHandle?
         var byteCount = 0
@@ -22,7 +22,7 @@ public final class SideFileSpool: Sendable {
     }
 
     /// The bodies folder the side file goes in.
-    public let folder: URL
+    package let folder: URL
     /// The temporary file receiving the bytes.
     let temporary: URL
     /// What replaces the secrets' values in the body before it gets its name, if anything does.
@@ -36,7 +36,7 @@ public final class SideFileSpool: Sendable {
     /// - Parameters:
     ///   - concealing: applied to the body (decoded) when it is installed, before `redaction`.
     ///   - redaction: applied to the body (decoded) when it is installed.
-    public init(folder: URL, concealing: StreamingReplacement? = nil, redacting redaction: JSONStreamRedactor? = nil)
+    package init(folder: URL, concealing: StreamingReplacement? = nil, redacting redaction: JSONStreamRedactor? = nil)
         throws(SideFileError) {
         self.folder = folder
         self.concealing = concealing
@@ -60,10 +60,10 @@ public final class SideFileSpool: Sendable {
     }
 
     /// How many bytes were appended.
-    public var byteCount: Int { state.withLock { $0.byteCount } }
+    package var byteCount: Int { state.withLock { $0.byteCount } }
 
     /// Appends the next bytes received.
-    public func append(_ bytes: Data) throws(SideFileError) {
+    package func append(_ bytes: Data) throws(SideFileError) {
         do {
             try state.withLock { state in
                 guard let handle = state.handle else { throw SideFileError.unreadable(temporary.path, "the spool is closed") }
@@ -81,7 +81,7 @@ public final class SideFileSpool: Sendable {
     /// as received and marked ``Body/isEncoded`` when they do not decode), with the secrets' values
     /// replaced and redacted when the spool was told to (``cleaned(_:)``), named by their SHA-256,
     /// on disk. Returns the body that refers to it.
-    public func install(contentEncoding: String?) throws(SideFileError) -> Body {
+    package func install(contentEncoding: String?) throws(SideFileError) -> Body {
         let received = try close()
         defer { discard() }
         let coding = ContentCoding(header: contentEncoding)
@@ -103,7 +103,7 @@ public final class SideFileSpool: Sendable {
     }
 
     /// Closes and removes the temporary file: the body is not recorded. Does nothing once installed.
-    public func discard() {
+    package func discard() {
         let handle = state.withLock { state -> FileHandle?? in
             guard !state.isClosed else { return nil }
             state.isClosed = true

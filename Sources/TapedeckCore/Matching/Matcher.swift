@@ -5,7 +5,7 @@ import Foundation
 /// Every recorded request is reduced once to a ``RequestKey`` and indexed, so a lookup
 /// costs one key computation and one hash probe whatever the cassette's size. The host
 /// is checked on the few candidates only when the incoming request names one.
-public struct Matcher: Sendable {
+package struct Matcher: Sendable {
     let normalizer: RequestNormalizer
     private let keys: [RequestKey]
     private let origins: [RequestTarget?]
@@ -16,7 +16,7 @@ public struct Matcher: Sendable {
     private let partial: [Bool]
 
     /// Indexes recorded interactions under the options.
-    public init(interactions: [Interaction], options: MatchOptions = .default) {
+    package init(interactions: [Interaction], options: MatchOptions = .default) {
         normalizer = RequestNormalizer(options: options, recorded: interactions)
         let targets = interactions.map { $0.request.target }
         let keys = Self.keys(for: interactions, targets: targets, normalizer: normalizer)
@@ -49,7 +49,7 @@ public struct Matcher: Sendable {
     }
 
     /// The options in force.
-    public var options: MatchOptions { normalizer.options }
+    package var options: MatchOptions { normalizer.options }
 
     /// The positions of the interactions the request matches, in recorded order.
     ///
@@ -59,7 +59,7 @@ public struct Matcher: Sendable {
     /// matches, those recorded with the same values of these headers; else the full answers (not
     /// 206 or 304); else the rest. So a plain request never gets a recorded 206 or 304 while a full
     /// answer exists, and a conditional one prefers the recording it repeats.
-    public func matches(_ request: CassetteRequest) -> [Int] {
+    package func matches(_ request: CassetteRequest) -> [Int] {
         guard !index.isEmpty else { return [] }
         let target = request.target
         var key = normalizer.key(for: request, target: target)

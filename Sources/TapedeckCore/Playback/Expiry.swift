@@ -52,7 +52,7 @@ public struct ExpiryOptions: Sendable, Hashable {
 
 extension ExpiryOptions {
     /// The log line for an expired interaction served under `warn`.
-    public static func warning(for playback: Playback) -> String {
+    package static func warning(for playback: Playback) -> String {
         "warning: expired: \(playback.cassette) interactions[\(playback.index)] \(playback.interaction.request.method) "
             + "\(playback.interaction.request.url), recorded \(playback.interaction.recordedAt ?? "?"); re-record it "
             + "(--on-expired rerecord)"

@@ -2,9 +2,9 @@ import Foundation
 
 /// What happened to one request the replay server received: the admin API's journal entry,
 /// and what `tapedeck prune` reads to find interactions never played.
-public struct JournalEntry: Sendable, Hashable, Codable {
+package struct JournalEntry: Sendable, Hashable, Codable {
     /// How the request was answered.
-    public enum Outcome: String, Sendable, Hashable, Codable {
+    package enum Outcome: String, Sendable, Hashable, Codable {
         /// A recorded interaction was served.
         case played
         /// Nothing matched.
@@ -19,24 +19,24 @@ public struct JournalEntry: Sendable, Hashable, Codable {
     }
 
     /// When the request arrived, ISO 8601 UTC.
-    public var time: String
+    package var time: String
     /// The method.
-    public var method: String
+    package var method: String
     /// The URL as received.
-    public var url: String
+    package var url: String
     /// The `Tapedeck-Session`, if any.
-    public var session: String?
+    package var session: String?
     /// How it was answered.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// The cassette of the interaction served, if any.
-    public var cassette: String?
+    package var cassette: String?
     /// The interaction's position in that cassette, if any.
-    public var index: Int?
+    package var index: Int?
     /// The stub that answered, by id, if a stub did.
-    public var stub: String?
+    package var stub: String?
 
     /// Creates an entry.
-    public init(time: String, method: String, url: String, session: String?, outcome: Outcome,
+    package init(time: String, method: String, url: String, session: String?, outcome: Outcome,
                 cassette: String? = nil, index: Int? = nil) {
         self.time = time
         self.method = method
@@ -50,12 +50,12 @@ public struct JournalEntry: Sendable, Hashable, Codable {
 
 extension JournalEntry {
     /// The entry for `request`, at `time` (now unless given); an empty session is none.
-    public init(request: CassetteRequest, session: String = "", outcome: Outcome, time: String = Timestamp.now()) {
+    package init(request: CassetteRequest, session: String = "", outcome: Outcome, time: String = Timestamp.now()) {
         self.init(time: time, method: request.method, url: request.url, session: session.isEmpty ? nil : session, outcome: outcome)
     }
 
     /// The entry for a served playback: the interaction's place, or the stub that answered.
-    public init(played playback: Playback, request: CassetteRequest, session: String) {
+    package init(played playback: Playback, request: CassetteRequest, session: String) {
         self.init(request: request, session: session, outcome: .played)
         if let stub = playback.stub {
             self.stub = stub.id
@@ -67,44 +67,44 @@ extension JournalEntry {
 }
 
 /// The journal as the admin API returns it: the latest entries, and how many older ones were dropped.
-public struct JournalDocument: Sendable, Hashable, Codable {
+package struct JournalDocument: Sendable, Hashable, Codable {
     /// The entries kept, oldest first.
-    public var entries: [JournalEntry]
+    package var entries: [JournalEntry]
     /// How many older entries were dropped to keep the bound.
-    public var dropped: Int
+    package var dropped: Int
 
     /// Creates a document.
-    public init(entries: [JournalEntry], dropped: Int) {
+    package init(entries: [JournalEntry], dropped: Int) {
         self.entries = entries
         self.dropped = dropped
     }
 }
 
 /// A bounded, thread-safe journal of the latest requests.
-public final class Journal: Sendable {
+package final class Journal: Sendable {
     private let log: BoundedLog<JournalEntry>
 
     /// The most entries kept (default 1,000).
-    public var capacity: Int { log.capacity }
+    package var capacity: Int { log.capacity }
 
     /// Creates a journal keeping at most `capacity` entries.
-    public init(capacity: Int = 1000) {
+    package init(capacity: Int = 1000) {
         log = BoundedLog(capacity: capacity)
     }
 
     /// Adds an entry, dropping the oldest when full.
-    public func append(_ entry: JournalEntry) {
+    package func append(_ entry: JournalEntry) {
         log.append(entry)
     }
 
     /// The entries, oldest first, and the number dropped.
-    public func document() -> JournalDocument {
+    package func document() -> JournalDocument {
         let (entries, dropped) = log.snapshot()
         return JournalDocument(entries: entries, dropped: dropped)
     }
 
     /// Empties the journal.
-    public func reset() {
+    package func reset() {
         log.reset()
     }
 }

@@ -8,13 +8,13 @@ import Foundation
 /// exhaustion policy picks one; `beforePlayback` may change it. Matching and marking an
 /// interaction played is one step under a lock, so concurrent requests never receive the same
 /// interaction when the policy forbids it.
-public final class Player: Sendable {
+package final class Player: Sendable {
     /// The interactions of all cassettes, in order.
-    public let interactions: [Interaction]
+    package let interactions: [Interaction]
     /// The options in force.
-    public let options: PlaybackOptions
+    package let options: PlaybackOptions
     /// The stubs consulted when no recording matches, their scenarios, and the request log `verify` reads.
-    public let stubs: StubSet
+    package let stubs: StubSet
     private let matcher: Matcher
     private let hooks: PlaybackHooks
     private let cassetteNames: [String]
@@ -31,12 +31,12 @@ public final class Player: Sendable {
     private let playCounts = Locked(LRUCache<String, [Int: Int]>(capacity: Player.sessionCapacity))
 
     /// The most playback sessions kept at once: 10,000.
-    public static let sessionCapacity = 10_000
+    package static let sessionCapacity = 10_000
 
     /// Creates a player over one or more named cassettes, searched in order.
     ///
     /// - Parameter stubs: stubs given in code, consulted after the cassettes' own stubs.
-    public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions(),
+    package init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions(),
                 hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) {
         var interactions: [Interaction] = []
         var cassetteOfIndex: [Int] = []
@@ -63,20 +63,20 @@ public final class Player: Sendable {
     }
 
     /// Creates a player over one cassette.
-    public convenience init(cassette: Cassette, name: String, options: PlaybackOptions = PlaybackOptions(),
+    package convenience init(cassette: Cassette, name: String, options: PlaybackOptions = PlaybackOptions(),
                             hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) {
         self.init(cassettes: [(name, cassette)], options: options, hooks: hooks, stubs: stubs)
     }
 
     /// The names of the cassettes, in search order.
-    public var cassettes: [String] { cassetteNames }
+    package var cassettes: [String] { cassetteNames }
 
     /// Serves a request for a session (`""` is the shared default session).
     ///
     /// A miss comes back with its nearest recordings and stubs unless `explainingMisses` is false:
     /// a caller that forwards what does not match (the recording proxy) skips that search, and
     /// gets a diagnosis naming only the reason and the request's method and URL.
-    public func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult {
+    package func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult {
         let request = options.secrets.conceal(incoming)
         stubs.log(request, session: session)
         let matched = matcher.matches(request)
@@ -168,13 +168,13 @@ public final class Player: Sendable {
     }
 
     /// Puts every session back to the start: playback positions, stub scenarios, and the request log.
-    public func reset() {
+    package func reset() {
         playCounts.withLock { $0.removeAll() }
         stubs.reset()
     }
 
     /// How often each interaction was played, over all sessions, by cassette and position.
-    public func playedCounts() -> [(cassette: String, index: Int, count: Int)] {
+    package func playedCounts() -> [(cassette: String, index: Int, count: Int)] {
         let totals = playCounts.withLock { sessions in
             sessions.values.reduce(into: [Int: Int]()) { sum, counts in counts.forEach { sum[$0.key, default: 0] += $0.value } }
         }
@@ -225,7 +225,7 @@ public final class Player: Sendable {
 }
 
 /// The outcome of serving one request.
-public enum PlaybackResult: Sendable {
+package enum PlaybackResult: Sendable {
     /// An interaction was served.
     case played(Playback)
     /// Nothing was served; the diagnosis says why.
@@ -233,36 +233,36 @@ public enum PlaybackResult: Sendable {
 }
 
 /// One served interaction.
-public struct Playback: Sendable {
+package struct Playback: Sendable {
     /// The interaction.
-    public let interaction: Interaction
+    package let interaction: Interaction
     /// The cassette it came from.
-    public let cassette: String
+    package let cassette: String
     /// Its position in that cassette.
-    public let index: Int
+    package let index: Int
     /// How many times it had been played before, in this session.
-    public let playCount: Int
+    package let playCount: Int
     /// When to send the head and the end.
-    public let delay: ResponseDelay
+    package let delay: ResponseDelay
     /// Whether the interaction is older than the expiry age (served under `--on-expired warn`).
-    public var isExpired: Bool = false
+    package var isExpired: Bool = false
     /// The stub that answered, when a stub did (then `index` is -1 and `cassette` is `stubs`).
-    public var stub: StubServed?
+    package var stub: StubServed?
     /// The broken connection the stub asks for instead of an answer.
-    public var fault: StubFault?
+    package var fault: StubFault?
 
     /// A stub that answered a request.
-    public struct StubServed: Sendable, Hashable {
+    package struct StubServed: Sendable, Hashable {
         /// Its id.
-        public let id: String
+        package let id: String
         /// Its name, if it has one.
-        public let name: String?
+        package let name: String?
     }
 }
 
 extension Player {
     /// The interactions of one cassette, by name, in recorded order (empty for a name not loaded).
-    public func interactions(inCassette name: String) -> ArraySlice<Interaction> {
+    package func interactions(inCassette name: String) -> ArraySlice<Interaction> {
         guard let number = cassetteNames.firstIndex(of: name) else { return [] }
         let start = firstIndexOfCassette[number]
         let end = number + 1 < firstIndexOfCassette.count ? firstIndexOfCassette[number + 1] : interactions.count
@@ -270,7 +270,7 @@ extension Player {
     }
 
     /// The interaction at a position in a cassette, as a diagnosis names it.
-    public func interaction(cassette name: String, index: Int) -> Interaction? {
+    package func interaction(cassette name: String, index: Int) -> Interaction? {
         let slice = interactions(inCassette: name)
         guard index >= 0, index < slice.count else { return nil }
         return slice[slice.startIndex + index]

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// Interactions recorded during a run are not served back in that run, so polling the same
 /// URL records every answer.
-public final class Recorder: Sendable {
+package final class Recorder: Sendable {
     /// What to do with one request.
-    public enum Route: Sendable {
+    package enum Route: Sendable {
         /// Serve this recorded interaction.
         case replay(Playback)
         /// Send it to the live service and record the exchange.
@@ -18,11 +18,11 @@ public final class Recorder: Sendable {
     }
 
     /// The mode in force.
-    public let mode: RecordMode
+    package let mode: RecordMode
     /// The cassette file.
-    public let file: URL
+    package let file: URL
     /// The player serving what the cassette already holds.
-    public let player: Player
+    package let player: Player
     private let redactor: Redactor
     private let secrets: Secrets
     private let expiryPolicy: ExpiryPolicy
@@ -41,7 +41,7 @@ public final class Recorder: Sendable {
     ///   - stubs: stubs given in code, consulted after the cassette's own when no recording
     ///     matches: a stub wins over the network.
     ///   - onSaveError: called from the background saver when a save fails (disk full, say).
-    public init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
+    package init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
                 playback: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [],
                 codec: CassetteCodec = CassetteCodec(),
                 flushDelay: Duration = .milliseconds(200), keepsSpareFile: Bool = false,
@@ -70,10 +70,10 @@ public final class Recorder: Sendable {
     }
 
     /// Whether this recorder may forward and record at all.
-    public var isRecording: Bool { writer != nil }
+    package var isRecording: Bool { writer != nil }
 
     /// Decides what to do with a request.
-    public func route(_ request: CassetteRequest, session: String = "") -> Route {
+    package func route(_ request: CassetteRequest, session: String = "") -> Route {
         switch player.play(request, session: session, explainingMisses: !isRecording) {
         case .played(let playback): return .replay(playback)
         case .unmatched(let diagnosis) where diagnosis.reason == .expired && expiryPolicy == .error:
@@ -87,7 +87,7 @@ public final class Recorder: Sendable {
     /// so a large download is recorded as it passes instead of in memory, with the secrets' values
     /// replaced (``Secrets/concealingStream()``) and redacted (``Redactor/streamingRedaction(contentType:)``)
     /// piece by piece. Nil when this recorder does not record.
-    public func spoolForLargeBody(contentType: String?) throws(SideFileError) -> SideFileSpool? {
+    package func spoolForLargeBody(contentType: String?) throws(SideFileError) -> SideFileSpool? {
         guard let folder = writer?.bodiesFolder else { return nil }
         return try SideFileSpool(folder: folder, concealing: secrets.concealingStream(),
                                  redacting: redactor.streamingRedaction(contentType: contentType))
@@ -98,24 +98,24 @@ public final class Recorder: Sendable {
     /// redaction or a secret may rewrite (JSON under JSON-path rules, any body when secrets are
     /// set), so that it is redacted whole before any of it is written. A larger one is redacted
     /// piece by piece as its side file is installed (``spoolForLargeBody(contentType:)``).
-    public func spoolingThreshold(contentType: String?) -> Int {
+    package func spoolingThreshold(contentType: String?) -> Int {
         let mayBeRewritten = !secrets.isEmpty || redactor.rewritesJSON(contentType: contentType)
         return mayBeRewritten ? max(sideFileThreshold, Body.wholeReadLimit) : sideFileThreshold
     }
 
     /// Bodies above this many bytes are kept in side files (``spoolForLargeBody()``).
-    public var sideFileThreshold: Int { writer?.sideFileThreshold ?? CassetteCodec.defaultSideFileThreshold }
+    package var sideFileThreshold: Int { writer?.sideFileThreshold ?? CassetteCodec.defaultSideFileThreshold }
 
     /// The request as the live service must receive it: the placeholder of every secret that may go
     /// to its host (``Secrets/revealable(to:home:)``) replaced by its value.
-    public func requestForUpstream(_ request: CassetteRequest, home: Secrets.Home = .anyHost) -> CassetteRequest {
+    package func requestForUpstream(_ request: CassetteRequest, home: Secrets.Home = .anyHost) -> CassetteRequest {
         secrets.revealable(to: request.target.host, home: home).reveal(request)
     }
 
     /// Passes an exchange through `beforeRecord`, redacts it, replaces secret values by their
     /// placeholders and appends it; it is on disk within the flush delay.
     @discardableResult
-    public func record(_ interaction: consuming Interaction) throws(CassetteError) -> Interaction {
+    package func record(_ interaction: consuming Interaction) throws(CassetteError) -> Interaction {
         guard let writer else {
             throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
         }
@@ -144,22 +144,22 @@ public final class Recorder: Sendable {
     }
 
     /// Writes everything recorded so far and waits until it is on disk.
-    public func flush() throws(CassetteError) {
+    package func flush() throws(CassetteError) {
         try writer?.flush()
     }
 
     /// Writes everything recorded so far, waits until it is on disk and removes the spare file:
     /// for the end of a recording.
-    public func finish() throws(CassetteError) {
+    package func finish() throws(CassetteError) {
         try writer?.finish()
     }
 
     /// How many interactions the cassette holds now: the earlier ones and those recorded in this run.
-    public var interactionCount: Int { writer?.interactionCount ?? player.interactions.count }
+    package var interactionCount: Int { writer?.interactionCount ?? player.interactions.count }
 
     /// The stubs consulted before forwarding, and the request log `verify` reads.
-    public var stubs: StubSet { player.stubs }
+    package var stubs: StubSet { player.stubs }
 
     /// Puts playback positions and stub scenarios back to the start.
-    public func reset() { player.reset() }
+    package func reset() { player.reset() }
 }

@@ -15,15 +15,15 @@ import Foundation
 ///
 /// Feed the pieces in order to ``update(_:)`` and call ``finish()`` once; the outputs joined are
 /// the redacted document.
-public struct JSONStreamRedactor: Sendable {
+package struct JSONStreamRedactor: Sendable {
     /// Where the bytes stop being JSON.
-    public struct NotJSON: Error, CustomStringConvertible, Sendable, Equatable {
+    package struct NotJSON: Error, CustomStringConvertible, Sendable, Equatable {
         /// The offset of the byte in the document.
-        public let offset: Int
+        package let offset: Int
         /// What was wrong there.
-        public let reason: String
+        package let reason: String
 
-        public var description: String { "not JSON at byte \(offset): \(reason)" }
+        package var description: String { "not JSON at byte \(offset): \(reason)" }
     }
 
     /// How far one path got on the way down to a value: it names the value once all its segments matched.
@@ -96,10 +96,10 @@ public struct JSONStreamRedactor: Sendable {
     private var offset = 0
     private var output: [UInt8] = []
     /// The paths, as written, that named a value so far, each once.
-    public private(set) var redactedPaths: [String] = []
+    package private(set) var redactedPaths: [String] = []
 
     /// Creates a redactor replacing what `paths` name by the JSON string `placeholder`.
-    public init(paths: [JSONPath], placeholder: String = Redactor.placeholder) {
+    package init(paths: [JSONPath], placeholder: String = Redactor.placeholder) {
         pathNames = paths.map(\.description)
         var numbers: [String: Int] = [:]
         func number(_ name: String) -> Int {
@@ -122,7 +122,7 @@ public struct JSONStreamRedactor: Sendable {
     }
 
     /// Redacts the next piece of the document; returns the bytes to write for it.
-    public mutating func update(_ piece: Data) throws(NotJSON) -> Data {
+    package mutating func update(_ piece: Data) throws(NotJSON) -> Data {
         output.removeAll(keepingCapacity: true)
         output.reserveCapacity(piece.count)
         var failure: NotJSON?
@@ -165,7 +165,7 @@ public struct JSONStreamRedactor: Sendable {
     }
 
     /// Ends the document; returns the last bytes to write. Throws when the document is incomplete.
-    public mutating func finish() throws(NotJSON) -> Data {
+    package mutating func finish() throws(NotJSON) -> Data {
         output.removeAll(keepingCapacity: true)
         if case .literal = token { try endLiteral() }
         guard case .outside = token, expecting == .nothing else { throw NotJSON(offset: offset, reason: "the document ends early") }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// Applies ``RedactionRules`` to interactions, replacing each secret value by `<redacted>`.
-public struct Redactor: Sendable {
+package struct Redactor: Sendable {
     /// The value that stands where a secret was.
-    public static let placeholder = "<redacted>"
+    package static let placeholder = "<redacted>"
 
     /// The rules applied.
-    public let rules: RedactionRules
+    package let rules: RedactionRules
     /// The quoted member names the JSON paths end in, searched for before parsing a body;
     /// nil when a path ends otherwise, so every JSON body is parsed.
     private let memberNames: [[UInt8]]?
@@ -15,7 +15,7 @@ public struct Redactor: Sendable {
     private let memberNameStarts: [Bool]
 
     /// Creates a redactor.
-    public init(rules: RedactionRules = .defaults) {
+    package init(rules: RedactionRules = .defaults) {
         self.rules = rules
         var names: [[UInt8]]? = []
         for path in rules.jsonPaths {
@@ -31,7 +31,7 @@ public struct Redactor: Sendable {
     }
 
     /// The interaction with every secret replaced, and a note of each place that changed.
-    public func redact(_ interaction: consuming Interaction) -> (Interaction, changes: [String]) {
+    package func redact(_ interaction: consuming Interaction) -> (Interaction, changes: [String]) {
         var result = interaction
         var changes: [String] = []
         let requestType = result.request.headers["Content-Type"], responseType = result.response.headers["Content-Type"]
@@ -45,12 +45,12 @@ public struct Redactor: Sendable {
 
     /// The piecewise redaction for a body of `contentType` too large to redact whole (a side file
     /// past ``Body/wholeReadLimit``): JSON under JSON-path rules; nil for any other body.
-    public func streamingRedaction(contentType: String?) -> JSONStreamRedactor? {
+    package func streamingRedaction(contentType: String?) -> JSONStreamRedactor? {
         rewritesJSON(contentType: contentType) ? JSONStreamRedactor(paths: rules.jsonPaths) : nil
     }
 
     /// Whether the rules may rewrite a body of `contentType`: JSON, when there are JSON-path rules.
-    public func rewritesJSON(contentType: String?) -> Bool {
+    package func rewritesJSON(contentType: String?) -> Bool {
         !rules.jsonPaths.isEmpty && BodyKind(contentType: contentType) == .json
     }
 

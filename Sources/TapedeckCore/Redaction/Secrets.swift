@@ -143,7 +143,7 @@ public struct Secrets: Sendable, Hashable {
     /// The replacement of every secret value by its placeholder in a body read piece by piece (a
     /// side file past ``Body/wholeReadLimit``, as the recording proxy installs it); nil when there
     /// are no secrets.
-    public func concealingStream() -> StreamingReplacement? {
+    package func concealingStream() -> StreamingReplacement? {
         isEmpty ? nil : StreamingReplacement(concealing)
     }
 

@@ -9,7 +9,7 @@ import Foundation
 /// it. ``Secrets`` replaces values in bodies held whole the same way, with the body as one piece.
 /// Feed the pieces in order to ``update(_:)`` and call ``finish()`` once; the outputs joined are
 /// the body with every value replaced.
-public struct StreamingReplacement: Sendable {
+package struct StreamingReplacement: Sendable {
     /// Each value and what replaces it, longest value first.
     private let pairs: [(value: [UInt8], replacement: [UInt8])]
     /// The length of the longest value.
@@ -20,7 +20,7 @@ public struct StreamingReplacement: Sendable {
     private var pending: [UInt8] = []
 
     /// Creates a replacement of each pair's first string by its second; empty strings are ignored.
-    public init(_ pairs: [(String, String)]) {
+    package init(_ pairs: [(String, String)]) {
         let kept = pairs.map { (value: Array($0.0.utf8), replacement: Array($0.1.utf8)) }
             .filter { !$0.value.isEmpty }
             .sorted { $0.value.count > $1.value.count }
@@ -32,13 +32,13 @@ public struct StreamingReplacement: Sendable {
     }
 
     /// Takes the next piece; returns the bytes that can be passed on.
-    public mutating func update(_ piece: Data) -> Data {
+    package mutating func update(_ piece: Data) -> Data {
         pending.append(contentsOf: piece)
         return drain(isLast: false)
     }
 
     /// Ends the body; returns the last bytes.
-    public mutating func finish() -> Data {
+    package mutating func finish() -> Data {
         drain(isLast: true)
     }
 

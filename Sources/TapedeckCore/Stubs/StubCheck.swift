@@ -1,8 +1,8 @@
 /// Checks of a stub beyond what loading refuses (unknown fields, a `pathRegex` that does not
 /// compile): what `tapedeck lint` reports.
-public enum StubCheck {
+package enum StubCheck {
     /// Each `{{path.NAME}}` in a templated response whose NAME the pattern does not capture.
-    public static func undefinedCaptures(in stub: Stub) -> [String] {
+    package static func undefinedCaptures(in stub: Stub) -> [String] {
         guard case .response(let response) = stub.answer, response.templated else { return [] }
         let pattern = stub.request
         let defined = Set((pattern.path?.captureNames ?? []) + (pattern.pathRegex?.groupNames ?? [])

@@ -1,20 +1,20 @@
 import Foundation
 
 /// A request's `Accept-Encoding` (RFC 9110 section 12.5.3): which content codings the client takes, with q-values.
-public struct AcceptEncoding: Sendable, Hashable {
+package struct AcceptEncoding: Sendable, Hashable {
     /// One listed coding, lowercased (`x-gzip` read as `gzip`), and its weight from 0 to 1.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The coding, `identity`, or `*`.
-        public var coding: String
+        package var coding: String
         /// The q-value; 0 means "not acceptable".
-        public var quality: Double
+        package var quality: Double
     }
 
     /// The listed codings in order; empty for an empty header (identity only).
-    public let entries: [Entry]
+    package let entries: [Entry]
 
     /// Parses a header value; elements that do not parse (a bad q-value) are left out.
-    public init(_ header: String) {
+    package init(_ header: String) {
         var entries: [Entry] = []
         for element in header.split(separator: ",") {
             let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -33,7 +33,7 @@ public struct AcceptEncoding: Sendable, Hashable {
 
     /// The weight the client gives a coding: its own entry, else `*`'s; nil when neither is listed.
     /// `identity` not listed and not refused by `*;q=0` is acceptable (a weight below any listed one).
-    public func quality(of coding: String) -> Double? {
+    package func quality(of coding: String) -> Double? {
         let name = coding.lowercased() == "x-gzip" ? "gzip" : coding.lowercased()
         if let own = entries.first(where: { $0.coding == name }) { return own.quality }
         if let any = entries.first(where: { $0.coding == "*" }) { return any.quality }

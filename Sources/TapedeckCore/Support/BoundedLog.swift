@@ -6,7 +6,7 @@
 /// left generic, every entry was copied in and dropped through the type's value witnesses, and
 /// the three logs a replayed request appends to (journal, inspector, verify log) cost about 2 %
 /// of replay throughput more.
-public final class BoundedLog<Entry: Sendable>: Sendable {
+package final class BoundedLog<Entry: Sendable>: Sendable {
     @usableFromInline struct State {
         @usableFromInline var entries: [Entry] = []
         @usableFromInline var start = 0
@@ -15,24 +15,24 @@ public final class BoundedLog<Entry: Sendable>: Sendable {
     }
 
     /// The most entries kept.
-    public let capacity: Int
+    package let capacity: Int
     @usableFromInline let state = Locked(State())
 
     /// Creates a log keeping at most `capacity` entries.
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// Adds an entry, dropping the oldest when full.
     @inlinable
-    public func append(_ entry: Entry) {
+    package func append(_ entry: Entry) {
         append { _ in entry }
     }
 
     /// Adds the entry `make` builds from its number, dropping the oldest when full; returns the number.
     /// Numbering and adding are one step, so entries are kept in the order of their numbers.
     @inlinable @discardableResult
-    public func append(numbering make: (Int) -> Entry) -> Int {
+    package func append(numbering make: (Int) -> Entry) -> Int {
         state.withLock { state in
             state.lastNumber += 1
             let entry = make(state.lastNumber)
@@ -48,12 +48,12 @@ public final class BoundedLog<Entry: Sendable>: Sendable {
     }
 
     /// The entries kept, oldest first, and how many older ones were dropped.
-    public func snapshot() -> (entries: [Entry], dropped: Int) {
+    package func snapshot() -> (entries: [Entry], dropped: Int) {
         state.withLock { state in (Array(state.entries[state.start...] + state.entries[..<state.start]), state.dropped) }
     }
 
     /// Empties the log; numbering goes on.
-    public func reset() {
+    package func reset() {
         state.withLock { $0 = State(lastNumber: $0.lastNumber) }
     }
 }

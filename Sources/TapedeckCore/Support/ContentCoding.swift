@@ -2,14 +2,14 @@ import CZlib
 import Foundation
 
 /// A `Content-Encoding` that Tapedeck stores decoded and encodes again on replay.
-public enum ContentCoding: String, Sendable, CaseIterable {
+package enum ContentCoding: String, Sendable, CaseIterable {
     /// RFC 1952 gzip.
     case gzip
     /// RFC 1950 zlib-wrapped deflate (raw deflate is accepted when decoding).
     case deflate
 
     /// The coding named by a `Content-Encoding` header, if Tapedeck handles it.
-    public init?(header: String?) {
+    package init?(header: String?) {
         guard let header else { return nil }
         switch header.trimmingCharacters(in: .whitespaces).lowercased() {
         case "gzip", "x-gzip": self = .gzip
@@ -19,7 +19,7 @@ public enum ContentCoding: String, Sendable, CaseIterable {
     }
 
     /// Compresses bytes; the output is deterministic for the same input.
-    public func encode(_ data: Data) throws(ContentCodingError) -> Data {
+    package func encode(_ data: Data) throws(ContentCodingError) -> Data {
         var stream = z_stream()
         let windowBits: Int32 = self == .gzip ? 15 + 16 : 15
         guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
@@ -46,7 +46,7 @@ public enum ContentCoding: String, Sendable, CaseIterable {
     }
 
     /// Decompresses bytes, or throws if they are not valid for this coding.
-    public func decode(_ data: Data) throws(ContentCodingError) -> Data {
+    package func decode(_ data: Data) throws(ContentCodingError) -> Data {
         switch self {
         case .gzip:
             return try inflate(data, windowBits: 15 + 16)
@@ -86,15 +86,15 @@ public enum ContentCoding: String, Sendable, CaseIterable {
 }
 
 /// Bytes that could not be compressed or decompressed.
-public struct ContentCodingError: Error, CustomStringConvertible, Sendable {
+package struct ContentCodingError: Error, CustomStringConvertible, Sendable {
     /// The coding involved.
-    public let coding: ContentCoding
+    package let coding: ContentCoding
     /// `encode` or `decode`.
-    public let operation: String
+    package let operation: String
     /// What went wrong.
-    public let message: String
+    package let message: String
 
-    public var description: String { "cannot \(operation) \(coding.rawValue) body: \(message)" }
+    package var description: String { "cannot \(operation) \(coding.rawValue) body: \(message)" }
 }
 
 extension Body {
@@ -102,7 +102,7 @@ extension Body {
     /// deflate decoded (the header is kept, replay encodes again); bytes that do not decode kept
     /// exactly as received and marked ``isEncoded``, so replay sends them as they came; any other
     /// coding (br, zstd) or none kept as it is.
-    public static func storing(received data: Data, contentEncoding: String?) -> Body {
+    package static func storing(received data: Data, contentEncoding: String?) -> Body {
         guard !data.isEmpty, let coding = ContentCoding(header: contentEncoding) else { return Body(data) }
         guard let decoded = try? coding.decode(data) else { return .stillEncoded(data) }
         return Body(decoded)

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// Feed the pieces in order to ``update(_:)`` and call ``finish()`` once; the outputs joined are the
 /// whole result. Not thread-safe: one stream per body.
-public final class ContentCodingStream {
+package final class ContentCodingStream {
     /// Which way the bytes go.
-    public enum Direction: Sendable {
+    package enum Direction: Sendable {
         /// Plain bytes in, coded bytes out.
         case encode
         /// Coded bytes in, plain bytes out.
@@ -16,9 +16,9 @@ public final class ContentCodingStream {
     }
 
     /// The coding.
-    public let coding: ContentCoding
+    package let coding: ContentCoding
     /// Which way the bytes go.
-    public let direction: Direction
+    package let direction: Direction
     /// zlib's state, at a fixed address (zlib keeps a pointer back to it).
     private let stream: UnsafeMutablePointer<z_stream>
     private var started = false
@@ -27,7 +27,7 @@ public final class ContentCodingStream {
     private var pending = Data()
 
     /// Creates a stream.
-    public init(_ coding: ContentCoding, direction: Direction) {
+    package init(_ coding: ContentCoding, direction: Direction) {
         self.coding = coding
         self.direction = direction
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
@@ -46,7 +46,7 @@ public final class ContentCodingStream {
     }
 
     /// Takes the next piece and returns the output it produced (possibly none yet).
-    public func update(_ input: Data) throws(ContentCodingError) -> Data {
+    package func update(_ input: Data) throws(ContentCodingError) -> Data {
         guard !ended || direction == .decode else { throw error("the stream is already finished") }
         if direction == .decode && coding == .deflate && !started {
             pending.append(input)
@@ -61,7 +61,7 @@ public final class ContentCodingStream {
     }
 
     /// Ends the body and returns the last output; throws when coded input stopped short.
-    public func finish() throws(ContentCodingError) -> Data {
+    package func finish() throws(ContentCodingError) -> Data {
         if !started {
             if direction == .decode && coding == .deflate && !pending.isEmpty {
                 try start(windowBits: -15)

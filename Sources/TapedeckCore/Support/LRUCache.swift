@@ -5,25 +5,25 @@
 /// Not thread-safe by itself; keep it behind a ``Locked``. Each use is O(1) on average: recency
 /// is a counter per key, and eviction scans only when the cache is full, then drops the oldest
 /// eighth at once, so a full cache pays one scan per `capacity / 8` insertions.
-public struct LRUCache<Key: Hashable, Value> {
+package struct LRUCache<Key: Hashable, Value> {
     private var entries: [Key: (value: Value, used: UInt64)] = [:]
     private var clock: UInt64 = 0
     /// The most keys kept.
-    public let capacity: Int
+    package let capacity: Int
 
     /// An empty cache keeping at most `capacity` keys (at least 1).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// How many keys are kept.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The values kept, in no order.
-    public var values: some Collection<Value> { entries.values.lazy.map(\.value) }
+    package var values: some Collection<Value> { entries.values.lazy.map(\.value) }
 
     /// The value for `key`, counted as a use; `defaultValue()` is stored first when there is none.
-    public subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
+    package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         mutating get {
             clock &+= 1
             if let entry = entries[key] {
@@ -41,16 +41,16 @@ public struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Stores `value` for `key`, counted as a use.
-    public mutating func set(_ value: Value, for key: Key) {
+    package mutating func set(_ value: Value, for key: Key) {
         clock &+= 1
         insert(value, for: key)
     }
 
     /// The value for `key` without counting a use; nil when there is none.
-    public func peek(_ key: Key) -> Value? { entries[key]?.value }
+    package func peek(_ key: Key) -> Value? { entries[key]?.value }
 
     /// Forgets every key.
-    public mutating func removeAll() { entries.removeAll() }
+    package mutating func removeAll() { entries.removeAll() }
 
     private mutating func insert(_ value: Value, for key: Key) {
         if entries[key] == nil, entries.count >= capacity { evictOldest() }

@@ -3,7 +3,7 @@ import Foundation
 /// How a recorded response body goes to one client: chosen by ``ResponseEncoding/negotiate(for:acceptEncoding:)``
 /// from the recorded `Content-Encoding` and the request's `Accept-Encoding`, so that the replay
 /// server and the connector answer alike.
-public enum ResponseEncoding: Sendable, Hashable {
+package enum ResponseEncoding: Sendable, Hashable {
     /// The stored bytes and the recorded headers as they are: no coding was recorded, or one
     /// Tapedeck does not apply (br, zstd), or a body kept still encoded.
     case asRecorded
@@ -18,13 +18,13 @@ public enum ResponseEncoding: Sendable, Hashable {
     /// acceptable coding of highest weight among gzip, deflate and identity (ties: the recorded
     /// coding, then identity). A client that sends no `Accept-Encoding` (Python's urllib, Java's
     /// HttpClient) gets identity, and so does one that accepts nothing Tapedeck can produce.
-    public static func negotiate(for response: CassetteResponse, acceptEncoding: String?) -> ResponseEncoding {
+    package static func negotiate(for response: CassetteResponse, acceptEncoding: String?) -> ResponseEncoding {
         negotiate(contentEncoding: response.headers["Content-Encoding"], bodyIsEncoded: response.body.isEncoded,
                   acceptEncoding: acceptEncoding)
     }
 
     /// The encoding for a recorded `Content-Encoding` value and a request's `Accept-Encoding` value.
-    public static func negotiate(contentEncoding: String?, bodyIsEncoded: Bool, acceptEncoding: String?) -> ResponseEncoding {
+    package static func negotiate(contentEncoding: String?, bodyIsEncoded: Bool, acceptEncoding: String?) -> ResponseEncoding {
         guard !bodyIsEncoded, let recorded = ContentCoding(header: contentEncoding) else { return .asRecorded }
         guard let acceptEncoding else { return .identity }
         let accepted = AcceptEncoding(acceptEncoding)
@@ -41,7 +41,7 @@ public enum ResponseEncoding: Sendable, Hashable {
 
     /// The headers and body to send for `response`: `Content-Encoding` set or removed, and
     /// `Content-Length` the size of the body sent when the status carries one (kept as recorded otherwise).
-    public func apply(to response: CassetteResponse) throws(ContentCodingError) -> (headers: HeaderList, body: Data) {
+    package func apply(to response: CassetteResponse) throws(ContentCodingError) -> (headers: HeaderList, body: Data) {
         var headers = response.headers
         let body: Data
         switch self {

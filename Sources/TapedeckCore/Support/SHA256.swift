@@ -15,7 +15,7 @@ import CLibCrypto
 /// hash.update(Data("abc".utf8))
 /// hash.finalize().hexadecimal   // "ba7816bf…"
 /// ```
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     #if canImport(CommonCrypto)
     private var context = CC_SHA256_CTX()
     #else
@@ -23,7 +23,7 @@ public struct SHA256: Sendable {
     #endif
 
     /// Starts a new hash.
-    public init() {
+    package init() {
         #if canImport(CommonCrypto)
         CC_SHA256_Init(&context)
         #else
@@ -32,14 +32,14 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of `data` in one call.
-    public static func hash(_ data: some ContiguousBytes) -> Digest {
+    package static func hash(_ data: some ContiguousBytes) -> Digest {
         var hash = SHA256()
         hash.update(data)
         return hash.finalize()
     }
 
     /// Adds bytes to the hash.
-    public mutating func update(_ data: some ContiguousBytes) {
+    package mutating func update(_ data: some ContiguousBytes) {
         data.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
             #if canImport(CommonCrypto)
@@ -57,7 +57,7 @@ public struct SHA256: Sendable {
     }
 
     /// Returns the digest of everything added.
-    public consuming func finalize() -> Digest {
+    package consuming func finalize() -> Digest {
         var bytes = [UInt8](repeating: 0, count: 32)
         #if canImport(CommonCrypto)
         CC_SHA256_Final(&bytes, &context)
@@ -68,12 +68,12 @@ public struct SHA256: Sendable {
     }
 
     /// A finished SHA-256 digest: 32 bytes.
-    public struct Digest: Sendable, Hashable {
+    package struct Digest: Sendable, Hashable {
         /// The 32 bytes.
-        public let bytes: [UInt8]
+        package let bytes: [UInt8]
 
         /// The digest as 64 lowercase hexadecimal digits.
-        public var hexadecimal: String {
+        package var hexadecimal: String {
             let digits = Array("0123456789abcdef".utf8)
             return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] }, as: UTF8.self)
         }

@@ -3,12 +3,12 @@ extension AdminEndpoints {
     /// (`ui`) and data (`exchanges`, `cassettes`, `events`), health, journal, unmatched, reset, the
     /// run-time stubs and verification of ``StubEndpoints``, and the CA certificate. `replay --help`
     /// and the 404 answer to an unknown admin path both list these; a test checks that each one answers.
-    public static let names = [
+    package static let names = [
         "ui", "health", "journal", "unmatched", "exchanges", "cassettes", "events", "reset", "stubs", "verify", "ca.pem",
     ]
 
     /// ``names`` as a sentence ends them: `ui, health, …, verify or ca.pem`.
-    public static var namesInProse: String {
+    package static var namesInProse: String {
         names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
     }
 }

@@ -5,9 +5,9 @@ import TapedeckCore
 
 /// The admin API under `/__tapedeck/`: health, journal, unmatched, reset, the CA certificate, and
 /// the run-time stubs and verification of ``StubEndpoints``.
-public struct AdminEndpoints: Sendable {
+package struct AdminEndpoints: Sendable {
     /// The path prefix of every admin endpoint.
-    public static let prefix = "/__tapedeck/"
+    package static let prefix = "/__tapedeck/"
 
     /// Whether a request target sent to the server itself (not inside a tunnel) is for the admin
     /// API, when that is `enabled` (it is not under `--no-admin`).
@@ -16,40 +16,40 @@ public struct AdminEndpoints: Sendable {
     }
 
     /// The answer of `GET /__tapedeck/health`.
-    public struct Health: Sendable, Codable {
+    package struct Health: Sendable, Codable {
         /// Always `ok` when the server answers.
-        public var status: String
+        package var status: String
         /// `replay` or the recording mode.
-        public var mode: String
+        package var mode: String
         /// The cassettes loaded.
-        public var cassettes: [String]
+        package var cassettes: [String]
         /// How many interactions they hold.
-        public var interactions: Int
+        package var interactions: Int
     }
 
     /// `replay` or the recording mode.
-    public var mode: String
+    package var mode: String
     /// The cassettes and interaction count, read when asked.
-    public var cassettes: @Sendable () -> (names: [String], interactions: Int)
+    package var cassettes: @Sendable () -> (names: [String], interactions: Int)
     /// The request journal.
-    public var journal: Journal
+    package var journal: Journal
     /// The unmatched requests.
-    public var unmatched: UnmatchedLog
+    package var unmatched: UnmatchedLog
     /// The stubs run-time requests add to and verification reads.
-    public var stubs: StubSet
+    package var stubs: StubSet
     /// Puts playback positions back to the start.
-    public var resetPlayback: @Sendable () -> Void
+    package var resetPlayback: @Sendable () -> Void
     /// The local CA, for `ca.pem`.
-    public var authority: CertificateAuthority
+    package var authority: CertificateAuthority
     /// Who may use these endpoints (``AdminGuard``).
     var guardian: AdminGuard
     /// What the views of requests show of them: the inspector's redaction.
     var redaction: ExchangeRedaction
     /// The inspector page and its data (``InspectorEndpoints``), if the server keeps exchanges.
-    public var inspector: Inspector?
+    package var inspector: Inspector?
 
     /// Answers an admin request.
-    public func respond(to request: IncomingRequest, sink: ResponseSink) {
+    package func respond(to request: IncomingRequest, sink: ResponseSink) {
         if let (status, reason) = guardian.refusal(for: request.head, port: request.serverPort) {
             sink.send(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "admin-refused")]),
                       body: ByteBuffer(string: reason + "\n"))

@@ -8,9 +8,9 @@ import X509
 /// The local certificate authority used for TLS interception: created on first need in
 /// `$TAPEDECK_HOME` (default `~/.tapedeck`, folder 0700, key 0600), unique to the machine;
 /// mints short-lived leaf certificates per host and caches them.
-public final class CertificateAuthority: Sendable {
+package final class CertificateAuthority: Sendable {
     /// The folder holding `ca.pem` and `ca-key.pem`.
-    public let home: URL
+    package let home: URL
     private let state = Locked<State>(State())
 
     private struct State {
@@ -26,37 +26,37 @@ public final class CertificateAuthority: Sendable {
     }
 
     /// Creates an authority stored in `home`; nothing is read or written until first need.
-    public init(home: URL) {
+    package init(home: URL) {
         self.home = home
     }
 
     /// `$TAPEDECK_HOME`, or `~/.tapedeck`.
-    public static func defaultHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func defaultHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let home = environment["TAPEDECK_HOME"], !home.isEmpty { return URL(filePath: home, directoryHint: .isDirectory) }
         return FileManager.default.homeDirectoryForCurrentUser.appending(path: ".tapedeck", directoryHint: .isDirectory)
     }
 
     /// The CA certificate file.
-    public var certificateFile: URL { home.appending(path: "ca.pem") }
+    package var certificateFile: URL { home.appending(path: "ca.pem") }
     /// The CA private key file, readable by its owner only.
-    public var keyFile: URL { home.appending(path: "ca-key.pem") }
+    package var keyFile: URL { home.appending(path: "ca-key.pem") }
 
     /// Creates the CA if it does not exist yet; returns whether it was created now.
     @discardableResult
-    public func initialize() throws(AuthorityError) -> Bool {
+    package func initialize() throws(AuthorityError) -> Bool {
         let existed = FileManager.default.fileExists(atPath: certificateFile.path)
         _ = try loaded()
         return !existed
     }
 
     /// The CA certificate in PEM, creating the CA on first need.
-    public func certificatePEM() throws(AuthorityError) -> String { try loaded().pem }
+    package func certificatePEM() throws(AuthorityError) -> String { try loaded().pem }
 
     /// The most hosts whose certificates are kept at once: 1,000.
-    public static let hostCapacity = 1000
+    package static let hostCapacity = 1000
 
     /// A TLS server context presenting a leaf certificate for `host`, minted once and cached.
-    public func serverContext(for host: String) throws(AuthorityError) -> NIOSSLContext {
+    package func serverContext(for host: String) throws(AuthorityError) -> NIOSSLContext {
         let key = host.lowercased()
         if let cached = state.withLock({ $0.contexts.peek(key) }) { return cached }
         let authority = try loaded()
@@ -188,11 +188,11 @@ func IPAddressBytes(_ text: String) -> [UInt8]? {
 }
 
 /// The CA could not be created, read or used; names the file.
-public struct AuthorityError: Error, CustomStringConvertible, Sendable {
+package struct AuthorityError: Error, CustomStringConvertible, Sendable {
     /// The file or folder involved.
-    public let file: String
+    package let file: String
     /// What went wrong.
-    public let message: String
+    package let message: String
 
-    public var description: String { "certificate authority \(file): \(message)" }
+    package var description: String { "certificate authority \(file): \(message)" }
 }

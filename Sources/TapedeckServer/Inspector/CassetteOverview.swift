@@ -2,40 +2,40 @@ import TapedeckCore
 
 /// The answer of `GET /__tapedeck/cassettes`: the cassettes loaded, with their interactions and
 /// how often each was played (over all sessions since the last reset).
-public struct CassetteOverview: Sendable, Hashable, Codable {
+package struct CassetteOverview: Sendable, Hashable, Codable {
     /// One interaction, as the page lists it.
-    public struct Entry: Sendable, Hashable, Codable {
+    package struct Entry: Sendable, Hashable, Codable {
         /// Its position in the cassette.
-        public var index: Int
+        package var index: Int
         /// The recorded method.
-        public var method: String
+        package var method: String
         /// The recorded URL.
-        public var url: String
+        package var url: String
         /// The recorded status.
-        public var status: Int
+        package var status: Int
         /// How often it was played.
-        public var plays: Int
+        package var plays: Int
     }
 
     /// One cassette.
-    public struct Cassette: Sendable, Hashable, Codable {
+    package struct Cassette: Sendable, Hashable, Codable {
         /// Its name (the path given).
-        public var name: String
+        package var name: String
         /// How many interactions it holds.
-        public var count: Int
+        package var count: Int
         /// The first ``CassetteOverview/listLimit`` of them.
-        public var interactions: [Entry]
+        package var interactions: [Entry]
     }
 
     /// The most interactions listed per cassette; a bigger one lists its first ones and its count.
-    public static let listLimit = 1000
+    package static let listLimit = 1000
 
     /// `replay` or the recording mode.
-    public var mode: String
+    package var mode: String
     /// The cassettes, in search order.
-    public var cassettes: [Cassette]
+    package var cassettes: [Cassette]
     /// How many interactions the recording proxy recorded in this run (absent for the replay server).
-    public var recordedThisRun: Int?
+    package var recordedThisRun: Int?
 
     /// Reads the cassettes of an inspector's players.
     init(_ inspector: Inspector) {

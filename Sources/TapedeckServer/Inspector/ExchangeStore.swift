@@ -10,16 +10,16 @@ import TapedeckCore
 /// there only when its body must be cut (redaction needs the whole body); otherwise the exchange
 /// is kept as it came (a played response shares the cassette's storage) and is redacted and
 /// turned into JSON when a page asks for it.
-public final class ExchangeStore: Sendable {
+package final class ExchangeStore: Sendable {
     /// How many exchanges are kept by default.
-    public static let defaultCapacity = 200
+    package static let defaultCapacity = 200
     /// How many bytes of each body are kept by default.
-    public static let defaultBodyLimit = Body.logLimit
+    package static let defaultBodyLimit = Body.logLimit
 
     /// The most body bytes kept per request or response.
-    public let bodyLimit: Int
+    package let bodyLimit: Int
     /// The live stream of new exchanges.
-    public let events: InspectorEvents
+    package let events: InspectorEvents
     private let log: BoundedLog<KeptExchange>
     private let redaction: ExchangeRedaction
 
@@ -28,7 +28,7 @@ public final class ExchangeStore: Sendable {
     /// - Parameters:
     ///   - redaction: applied to what is shown, as to what a cassette holds (the replay server uses the defaults).
     ///   - secrets: their live values are shown as `<NAME>`.
-    public init(capacity: Int = ExchangeStore.defaultCapacity, bodyLimit: Int = ExchangeStore.defaultBodyLimit,
+    package init(capacity: Int = ExchangeStore.defaultCapacity, bodyLimit: Int = ExchangeStore.defaultBodyLimit,
                 redaction: RedactionRules = .defaults, secrets: Secrets = .none, events: InspectorEvents = InspectorEvents()) {
         log = BoundedLog(capacity: capacity)
         self.bodyLimit = max(0, bodyLimit)
@@ -37,7 +37,7 @@ public final class ExchangeStore: Sendable {
     }
 
     /// The most exchanges kept.
-    public var capacity: Int { log.capacity }
+    package var capacity: Int { log.capacity }
 
     /// Keeps an exchange and announces it; returns its id.
     ///
@@ -49,7 +49,7 @@ public final class ExchangeStore: Sendable {
     ///   - diagnosis: why nothing was served, for unmatched and exhausted requests.
     ///   - isClean: the exchange is already what the cassette holds (redacted when recorded).
     @discardableResult
-    public func add(_ entry: JournalEntry, request: CassetteRequest, response: CassetteResponse? = nil,
+    package func add(_ entry: JournalEntry, request: CassetteRequest, response: CassetteResponse? = nil,
                     chunks: [StreamChunk]? = nil, status: Int? = nil, diagnosis: MatchDiagnosis? = nil, isClean: Bool = false) -> Int {
         var kept = KeptExchange(summary: ExchangeSummary(id: 0, entry: entry, status: response?.status ?? status),
                                 request: request, response: response, chunks: chunks, isClean: isClean)
@@ -87,7 +87,7 @@ public final class ExchangeStore: Sendable {
     }
 
     /// The exchanges kept, newest first, and how many older ones were dropped.
-    public func summaries() -> (exchanges: [ExchangeSummary], dropped: Int) {
+    package func summaries() -> (exchanges: [ExchangeSummary], dropped: Int) {
         let (kept, dropped) = log.snapshot()
         return (kept.map { shown($0.summary) }.sorted { $0.id > $1.id }, dropped)
     }
@@ -100,7 +100,7 @@ public final class ExchangeStore: Sendable {
     }
 
     /// The exchange with this id, redacted, while it is kept.
-    public func exchange(id: Int) -> InspectedExchange? {
+    package func exchange(id: Int) -> InspectedExchange? {
         guard var kept = log.snapshot().entries.last(where: { $0.summary.id == id }) else { return nil }
         if !kept.isClean { (kept.request, kept.response, kept.removed) = redaction.clean(request: kept.request, response: kept.response) }
         return InspectedExchange(
@@ -111,7 +111,7 @@ public final class ExchangeStore: Sendable {
     }
 
     /// Forgets every exchange (ids go on increasing) and tells the pages.
-    public func reset() {
+    package func reset() {
         log.reset()
         events.publish(event: "reset", data: "{}")
     }

@@ -3,9 +3,9 @@ import TapedeckCore
 
 /// A message body as the inspector shows it: its kind for display and at most a bounded number
 /// of its bytes, as text when they are UTF-8 and as base64 otherwise.
-public struct InspectedBody: Sendable, Hashable, Codable {
+package struct InspectedBody: Sendable, Hashable, Codable {
     /// How the page shows the body.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// No bytes.
         case empty
         /// JSON (by Content-Type): formatted.
@@ -19,22 +19,22 @@ public struct InspectedBody: Sendable, Hashable, Codable {
     }
 
     /// How the page shows it.
-    public var kind: Kind
+    package var kind: Kind
     /// The Content-Type, if any.
-    public var contentType: String?
+    package var contentType: String?
     /// The whole body's size in bytes.
-    public var size: Int
+    package var size: Int
     /// Whether only the first bytes were kept.
-    public var truncated: Bool
+    package var truncated: Bool
     /// The bytes kept, when they are UTF-8 (and not an image).
-    public var text: String?
+    package var text: String?
     /// The bytes kept, in base64, when they are not shown as text.
-    public var base64: String?
+    package var base64: String?
 
     /// Keeps at most `limit` bytes of a body, classified by its Content-Type.
     ///
     /// - Parameter size: the whole body's size, when `body` is already cut to its first bytes.
-    public init(_ body: Body, contentType: String?, limit: Int, size: Int? = nil) {
+    package init(_ body: Body, contentType: String?, limit: Int, size: Int? = nil) {
         self.contentType = contentType
         let kept = body.prefix(limit)
         self.size = max(size ?? 0, body.count)
@@ -77,18 +77,18 @@ public struct InspectedBody: Sendable, Hashable, Codable {
 }
 
 /// A request or a response as the inspector shows it: headers in order, and the body.
-public struct InspectedMessage: Sendable, Hashable, Codable {
+package struct InspectedMessage: Sendable, Hashable, Codable {
     /// The status, for a response.
-    public var status: Int?
+    package var status: Int?
     /// The headers in order, each as `[name, value]`.
-    public var headers: [[String]]
+    package var headers: [[String]]
     /// The body.
-    public var body: InspectedBody
+    package var body: InspectedBody
 
     /// A request, keeping at most `limit` body bytes.
     ///
     /// - Parameter bodySize: the whole body's size, when the request's body is already cut.
-    public init(_ request: CassetteRequest, limit: Int, bodySize: Int? = nil) {
+    package init(_ request: CassetteRequest, limit: Int, bodySize: Int? = nil) {
         headers = request.headers.map { [$0.name, $0.value] }
         body = InspectedBody(request.body, contentType: request.headers["Content-Type"], limit: limit, size: bodySize)
     }
@@ -96,7 +96,7 @@ public struct InspectedMessage: Sendable, Hashable, Codable {
     /// A response, keeping at most `limit` body bytes; a streamed one shows its chunks joined.
     ///
     /// - Parameter bodySize: the whole body's size, when the response's body is already cut.
-    public init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil) {
+    package init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil) {
         status = response.status
         headers = response.headers.map { [$0.name, $0.value] }
         var body = response.body

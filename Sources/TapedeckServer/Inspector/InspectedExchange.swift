@@ -3,16 +3,16 @@ import TapedeckCore
 
 /// One exchange in the inspector's list: the journal entry, with an id to open it by and the
 /// status answered. Encoded flat: the journal entry's fields, `id` and `status`.
-public struct ExchangeSummary: Sendable, Hashable, Codable {
+package struct ExchangeSummary: Sendable, Hashable, Codable {
     /// The id `GET /__tapedeck/exchanges/ID` opens it by, increasing from 1.
-    public var id: Int
+    package var id: Int
     /// What the journal says of it (outcome `forwarded` for what the recording proxy passed on unrecorded).
-    public var entry: JournalEntry
+    package var entry: JournalEntry
     /// The status answered, when there was an answer.
-    public var status: Int?
+    package var status: Int?
 
     /// Creates a summary.
-    public init(id: Int, entry: JournalEntry, status: Int?) {
+    package init(id: Int, entry: JournalEntry, status: Int?) {
         self.id = id
         self.entry = entry
         self.status = status
@@ -20,14 +20,14 @@ public struct ExchangeSummary: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case id, status }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(Int.self, forKey: .id)
         status = try container.decodeIfPresent(Int.self, forKey: .status)
         entry = try JournalEntry(from: decoder)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try entry.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -38,21 +38,21 @@ public struct ExchangeSummary: Sendable, Hashable, Codable {
 /// One exchange opened in the inspector: its summary, the request and response as kept
 /// (redacted, bodies bounded), and for a request nothing served, the diagnosis with the
 /// recorded requests it names. Encoded flat: the summary's fields beside these.
-public struct InspectedExchange: Sendable, Hashable, Codable {
+package struct InspectedExchange: Sendable, Hashable, Codable {
     /// The list entry.
-    public var summary: ExchangeSummary
+    package var summary: ExchangeSummary
     /// The request, redacted.
-    public var request: InspectedMessage
+    package var request: InspectedMessage
     /// The response, if one was sent.
-    public var response: InspectedMessage?
+    package var response: InspectedMessage?
     /// Why nothing was served, for `unmatched` and `exhausted`.
-    public var diagnosis: MatchDiagnosis?
+    package var diagnosis: MatchDiagnosis?
     /// The recorded requests of ``diagnosis``'s nearest candidates, in the same order (nil where
     /// the recording is no longer at hand); filled in when the exchange is opened.
-    public var nearestRequests: [InspectedMessage?]?
+    package var nearestRequests: [InspectedMessage?]?
 
     /// Creates an exchange.
-    public init(summary: ExchangeSummary, request: InspectedMessage, response: InspectedMessage?, diagnosis: MatchDiagnosis?) {
+    package init(summary: ExchangeSummary, request: InspectedMessage, response: InspectedMessage?, diagnosis: MatchDiagnosis?) {
         self.summary = summary
         self.request = request
         self.response = response
@@ -61,7 +61,7 @@ public struct InspectedExchange: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case request, response, diagnosis, nearestRequests }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         summary = try ExchangeSummary(from: decoder)
         request = try container.decode(InspectedMessage.self, forKey: .request)
@@ -70,7 +70,7 @@ public struct InspectedExchange: Sendable, Hashable, Codable {
         nearestRequests = try container.decodeIfPresent([InspectedMessage?].self, forKey: .nearestRequests)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try summary.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(request, forKey: .request)

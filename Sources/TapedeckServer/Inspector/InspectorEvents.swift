@@ -8,11 +8,11 @@ import TapedeckCore
 /// ``ExchangeSummary`` as one line of JSON; `reset` says the exchanges were cleared. A comment
 /// every ``heartbeat`` keeps proxies from closing the stream; a listener is forgotten when its
 /// connection closes.
-public final class InspectorEvents: Sendable {
+package final class InspectorEvents: Sendable {
     /// How often a silent stream gets a comment line.
-    public let heartbeat: TimeAmount
+    package let heartbeat: TimeAmount
     /// The most listeners at once; a page over that gets 503 (a leaked tab must not grow the server).
-    public let maxListeners: Int
+    package let maxListeners: Int
 
     private struct Listener {
         let sink: ResponseSink
@@ -22,13 +22,13 @@ public final class InspectorEvents: Sendable {
     private let listeners = Locked<(next: Int, byID: [Int: Listener])>((0, [:]))
 
     /// Creates a stream with no listener yet.
-    public init(heartbeat: TimeAmount = .seconds(15), maxListeners: Int = 32) {
+    package init(heartbeat: TimeAmount = .seconds(15), maxListeners: Int = 32) {
         self.heartbeat = heartbeat
         self.maxListeners = maxListeners
     }
 
     /// How many pages listen now.
-    public var listenerCount: Int { listeners.withLock { $0.byID.count } }
+    package var listenerCount: Int { listeners.withLock { $0.byID.count } }
 
     /// Answers `GET /__tapedeck/events`: sends the head and keeps the response open, adding the
     /// listener before the head leaves, so anything the client does after seeing it is sent.
@@ -61,7 +61,7 @@ public final class InspectorEvents: Sendable {
     }
 
     /// Sends an event to every listener.
-    public func publish(event: String, data: String, id: Int? = nil) {
+    package func publish(event: String, data: String, id: Int? = nil) {
         let current = listeners.withLock { $0.byID }
         guard !current.isEmpty else { return }
         var text = "event: \(event)\n"
@@ -73,7 +73,7 @@ public final class InspectorEvents: Sendable {
     }
 
     /// Ends every stream (the server is stopping).
-    public func closeAll() {
+    package func closeAll() {
         let all = listeners.withLock { state in
             defer { state.byID = [:] }
             return state.byID

@@ -9,11 +9,11 @@ import TapedeckCore
 /// rest upstream (one upstream connection per client connection), streams the answer back
 /// as it arrives, and records the finished exchange through the core's recorder (redacted,
 /// durably saved).
-public final class RecordResponder: Responder {
+package final class RecordResponder: Responder {
     /// The core recorder holding the cassette.
-    public let recorder: Recorder
+    package let recorder: Recorder
     /// The local CA for intercepted HTTPS.
-    public let authority: CertificateAuthority
+    package let authority: CertificateAuthority
     private let settings: RecordSettings
     private let base: ReverseProxyTarget?
     private let forwarder: UpstreamForwarder
@@ -29,7 +29,7 @@ public final class RecordResponder: Responder {
     ///
     /// - Parameter logger: told of what could not be saved or recorded (errors), and of expired
     ///   interactions served and exchanges left unrecorded (warnings), one line each.
-    public init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
+    package init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
                 logger: Logger = Logger(label: "tapedeck.record")) throws {
         self.settings = settings
         base = settings.target
@@ -68,20 +68,20 @@ public final class RecordResponder: Responder {
     }
 
     /// The request journal.
-    public var journal: Journal { answers.journal }
+    package var journal: Journal { answers.journal }
     /// Unmatched requests (mode once with an existing cassette).
-    public var unmatched: UnmatchedLog { answers.unmatched }
+    package var unmatched: UnmatchedLog { answers.unmatched }
 
     /// How many exchanges are under way: being forwarded, or finished and still being hashed, redacted or saved.
-    public var exchangesUnderWay: Int { inFlight.running }
+    package var exchangesUnderWay: Int { inFlight.running }
 
     /// Waits for the exchanges under way, saves everything recorded and removes the spare file.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         await inFlight.waitForAll()
         try recorder.finish()
     }
 
-    public func connectPlan(host: String, port: Int) -> ConnectPlan {
+    package func connectPlan(host: String, port: Int) -> ConnectPlan {
         if settings.passthroughHosts.contains(host.lowercased()) { return .relay }
         do {
             return .intercept(try authority.serverContext(for: host))
@@ -90,7 +90,7 @@ public final class RecordResponder: Responder {
         }
     }
 
-    public func respond(to request: IncomingRequest, sink: ResponseSink) {
+    package func respond(to request: IncomingRequest, sink: ResponseSink) {
         if request.isAdmin {
             admin.respond(to: request, sink: sink)
             return

@@ -3,30 +3,30 @@ import NIOCore
 import TapedeckCore
 
 /// What the recording proxy records and how it reaches the live service.
-public struct RecordSettings: Sendable {
+package struct RecordSettings: Sendable {
     /// The cassette file.
-    public var cassette: URL
+    package var cassette: URL
     /// The base URL of a reverse proxy, nil for a forward proxy.
-    public var target: ReverseProxyTarget?
+    package var target: ReverseProxyTarget?
     /// The recording mode (default new-episodes).
-    public var mode: RecordMode
+    package var mode: RecordMode
     /// The redaction applied before anything is written.
-    public var redaction: RedactionRules
+    package var redaction: RedactionRules
     /// How upstream certificates are checked.
-    public var trust: UpstreamTrust
+    package var trust: UpstreamTrust
     /// Hosts tunnelled untouched and not recorded.
-    public var passthroughHosts: Set<String>
+    package var passthroughHosts: Set<String>
     /// How long the upstream may stay silent before the answer is 504.
-    public var upstreamTimeout: TimeAmount
+    package var upstreamTimeout: TimeAmount
     /// How matching and playback work for what the cassette already holds.
-    public var playback: PlaybackOptions
+    package var playback: PlaybackOptions
     /// Stubs from `--stubs` files: they answer before the network.
-    public var stubs: [Stub] = []
+    package var stubs: [Stub] = []
     /// The clock of expiry and of `{{now}}`.
-    public var hooks = PlaybackHooks()
+    package var hooks = PlaybackHooks()
 
     /// Creates settings with the documented defaults.
-    public init(cassette: URL, target: ReverseProxyTarget? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
+    package init(cassette: URL, target: ReverseProxyTarget? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
                 trust: UpstreamTrust = UpstreamTrust(), passthroughHosts: Set<String> = [],
                 upstreamTimeout: TimeAmount = .seconds(60), playback: PlaybackOptions = PlaybackOptions()) {
         self.cassette = cassette
@@ -41,7 +41,7 @@ public struct RecordSettings: Sendable {
 }
 
 /// The base URL of a reverse proxy (`https://api.example.com/v1`), which origin-form requests are sent to.
-public struct ReverseProxyTarget: Sendable, Hashable {
+package struct ReverseProxyTarget: Sendable, Hashable {
     /// `scheme://authority`, as the recorded URLs start.
     let origin: String
     /// The base URL's path without trailing slashes, put before each request's path.
@@ -51,7 +51,7 @@ public struct ReverseProxyTarget: Sendable, Hashable {
     let port: Int
 
     /// Reads a base URL: http or https, a host, an optional path, no query.
-    public init(_ text: String) throws(ReverseProxyTargetError) {
+    package init(_ text: String) throws(ReverseProxyTargetError) {
         let parts = RequestTarget(text)
         guard let scheme = parts.scheme, scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty,
               let port = parts.port, let authority = parts.authority, parts.query == nil else {
@@ -77,22 +77,22 @@ public struct ReverseProxyTarget: Sendable, Hashable {
 }
 
 /// A reverse proxy's target that is not an http or https base URL.
-public struct ReverseProxyTargetError: Error, CustomStringConvertible, Sendable {
+package struct ReverseProxyTargetError: Error, CustomStringConvertible, Sendable {
     /// What was given.
-    public let text: String
+    package let text: String
 
-    public var description: String {
+    package var description: String {
         "the target must be an http or https base URL such as https://api.example.com, not \"\(text)\""
     }
 }
 
 /// A recording setting that cannot be used: an unreadable certificate, no upstream host.
-public struct SettingsError: Error, CustomStringConvertible, Sendable {
+package struct SettingsError: Error, CustomStringConvertible, Sendable {
     /// What is wrong and what would be right.
-    public let message: String
+    package let message: String
 
     /// Creates an error.
-    public init(message: String) { self.message = message }
+    package init(message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }

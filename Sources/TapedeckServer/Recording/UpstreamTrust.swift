@@ -3,20 +3,20 @@ import NIOSSL
 
 /// How the recording proxy checks upstream certificates: the system trust store, extra roots,
 /// or no verification at all.
-public struct UpstreamTrust: Sendable {
+package struct UpstreamTrust: Sendable {
     /// Extra root certificates (PEM files) trusted besides the system store.
-    public var extraRoots: [URL]
+    package var extraRoots: [URL]
     /// Whether certificates are not verified at all.
-    public var insecure: Bool
+    package var insecure: Bool
 
     /// Creates a trust setting; the default trusts the system store only.
-    public init(extraRoots: [URL] = [], insecure: Bool = false) {
+    package init(extraRoots: [URL] = [], insecure: Bool = false) {
         self.extraRoots = extraRoots
         self.insecure = insecure
     }
 
     /// The TLS configuration for upstream connections.
-    public func tlsConfiguration() throws(SettingsError) -> TLSConfiguration {
+    package func tlsConfiguration() throws(SettingsError) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if insecure { tls.certificateVerification = .none }
         for file in extraRoots {

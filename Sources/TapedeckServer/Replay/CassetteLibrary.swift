@@ -3,22 +3,22 @@ import TapedeckCore
 
 /// The cassettes `Tapedeck-Cassette: NAME` selects: `NAME.json` under a folder, loaded on first
 /// use and kept.
-public final class CassetteLibrary: Sendable {
+package final class CassetteLibrary: Sendable {
     /// The folder.
-    public let directory: URL
+    package let directory: URL
     private let options: PlaybackOptions
     private let codec: CassetteCodec
     private let decks = Locked<[String: ReplayDeck]>([:])
 
     /// Creates a library over a folder.
-    public init(directory: URL, options: PlaybackOptions, codec: CassetteCodec = CassetteCodec()) {
+    package init(directory: URL, options: PlaybackOptions, codec: CassetteCodec = CassetteCodec()) {
         self.directory = directory
         self.options = options
         self.codec = codec
     }
 
     /// The deck of a cassette name, or why it cannot be served.
-    public func deck(named name: String) -> Result<ReplayDeck, CassetteSelectionError> {
+    package func deck(named name: String) -> Result<ReplayDeck, CassetteSelectionError> {
         if let reason = ControlHeaders.refusal(forCassetteName: name) { return .failure(CassetteSelectionError(reason: reason)) }
         if let deck = decks.withLock({ $0[name] }) { return .success(deck) }
         let file = directory.appending(path: name + ".json")
@@ -42,13 +42,13 @@ public final class CassetteLibrary: Sendable {
     }
 
     /// Every deck loaded so far.
-    public var loaded: [ReplayDeck] { decks.withLock { Array($0.values) } }
+    package var loaded: [ReplayDeck] { decks.withLock { Array($0.values) } }
 }
 
 /// Why a `Tapedeck-Cassette` header cannot be honoured; answered with 400.
-public struct CassetteSelectionError: Error, CustomStringConvertible, Sendable {
+package struct CassetteSelectionError: Error, CustomStringConvertible, Sendable {
     /// The reason, for the client.
-    public let reason: String
+    package let reason: String
 
-    public var description: String { reason }
+    package var description: String { reason }
 }

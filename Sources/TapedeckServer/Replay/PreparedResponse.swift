@@ -13,20 +13,20 @@ import TapedeckCore
 /// A body kept in a side file is not read here: the response names the ``file``, sent from disk in
 /// pieces, and goes as stored (decoded, without `Content-Encoding`, unless kept still encoded)
 /// whatever the client accepts, so preparing a cassette of large bodies costs no more than a small one.
-public struct PreparedResponse: Sendable {
+package struct PreparedResponse: Sendable {
     /// The status and headers.
-    public let head: HTTPResponseHead
+    package let head: HTTPResponseHead
     /// The whole body as sent (empty for a streamed response).
-    public let body: ByteBuffer
+    package let body: ByteBuffer
     /// The pieces of a streamed response, in order; nil for an ordinary body.
-    public let chunks: [ByteBuffer]?
+    package let chunks: [ByteBuffer]?
     /// The side file whose bytes are the body, sent from disk; ``body`` is empty then.
-    public let file: BodyFile?
+    package let file: BodyFile?
     /// The recorded response, for the variants other clients need; nil when there is only one variant.
     private let recorded: CassetteResponse?
 
     /// Prepares an interaction's response in its recorded coding.
-    public init(_ interaction: Interaction) throws(ContentCodingError) {
+    package init(_ interaction: Interaction) throws(ContentCodingError) {
         let response = interaction.response
         // A recorded HEAD or 304 answer keeps its Content-Length: it describes a body never sent.
         let keepsLength = interaction.request.method == "HEAD" || response.status == 304
@@ -71,7 +71,7 @@ public struct PreparedResponse: Sendable {
 
     /// The response for a client with this `Accept-Encoding` (nil when it sent none): the recorded
     /// coding when it accepts it, the decoded body without `Content-Encoding` otherwise.
-    public func negotiated(acceptEncoding: String?) -> PreparedResponse {
+    package func negotiated(acceptEncoding: String?) -> PreparedResponse {
         guard let recorded else { return self }
         let encoding = ResponseEncoding.negotiate(for: recorded, acceptEncoding: acceptEncoding)
         guard encoding != ResponseEncoding.negotiate(for: recorded, acceptEncoding: recorded.headers["Content-Encoding"]),
@@ -86,7 +86,7 @@ public struct PreparedResponse: Sendable {
     }
 
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).
-    public func adding(header name: String, value: String) -> PreparedResponse {
+    package func adding(header name: String, value: String) -> PreparedResponse {
         var head = head
         head.headers.add(name: name, value: value)
         return PreparedResponse(head: head, body: body, file: file, chunks: chunks, recorded: recorded)

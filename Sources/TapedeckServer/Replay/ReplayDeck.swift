@@ -1,16 +1,16 @@
 import TapedeckCore
 
 /// Loaded cassettes ready to serve: the core's player, plus every response prepared for the wire.
-public final class ReplayDeck: Sendable {
+package final class ReplayDeck: Sendable {
     /// The player that makes every match decision.
-    public let player: Player
+    package let player: Player
     /// Every distinct prepared response, once.
     private let responses: [PreparedResponse]
     /// For each cassette, the position in ``responses`` of each interaction's response.
     private let responseOfInteraction: [String: [Int]]
 
     /// Prepares named cassettes under playback options; `stubs` are consulted after the cassettes' own.
-    public init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions,
+    package init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions,
                 hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) throws(ReplayLoadError) {
         var responses: [PreparedResponse] = []
         var responseOfInteraction: [String: [Int]] = [:]
@@ -41,7 +41,7 @@ public final class ReplayDeck: Sendable {
     }
 
     /// The wire form of a played interaction; a stub's answer is prepared when it is served.
-    public func response(for playback: Playback) -> PreparedResponse? {
+    package func response(for playback: Playback) -> PreparedResponse? {
         if playback.stub != nil { return try? PreparedResponse(playback.interaction) }
         return responseOfInteraction[playback.cassette].map { responses[$0[playback.index]] }
     }
@@ -61,11 +61,11 @@ private struct PreparationKey: Hashable {
 }
 
 /// A cassette that parsed but cannot be served, such as a body that cannot be encoded again.
-public struct ReplayLoadError: Error, CustomStringConvertible, Sendable {
+package struct ReplayLoadError: Error, CustomStringConvertible, Sendable {
     /// The cassette.
-    public let file: String
+    package let file: String
     /// What is wrong, starting with the place.
-    public let message: String
+    package let message: String
 
-    public var description: String { "\(file): \(message)" }
+    package var description: String { "\(file): \(message)" }
 }

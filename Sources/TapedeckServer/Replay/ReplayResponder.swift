@@ -6,25 +6,25 @@ import TapedeckCore
 
 /// Serves cassettes: every match decision is the core player's, every delay the latency
 /// model's; responses come prepared from the deck. It never connects to any upstream.
-public final class ReplayResponder: Responder {
+package final class ReplayResponder: Responder {
     /// The cassettes given on the command line.
-    public let deck: ReplayDeck
+    package let deck: ReplayDeck
     /// The cassettes `Tapedeck-Cassette` selects, if a folder was given.
-    public let library: CassetteLibrary?
+    package let library: CassetteLibrary?
     /// The local CA for intercepted HTTPS.
-    public let authority: CertificateAuthority
+    package let authority: CertificateAuthority
     private let answers: PlaybackAnswers
     private let admin: AdminEndpoints
 
     /// The journal of requests.
-    public var journal: Journal { answers.journal }
+    package var journal: Journal { answers.journal }
     /// The unmatched requests.
-    public var unmatched: UnmatchedLog { answers.unmatched }
+    package var unmatched: UnmatchedLog { answers.unmatched }
 
     /// Creates a responder over a deck.
     ///
     /// - Parameter logger: warned of each expired interaction served (expiry policy `warn`), one line each.
-    public init(deck: ReplayDeck, library: CassetteLibrary?, configuration: ServerConfiguration,
+    package init(deck: ReplayDeck, library: CassetteLibrary?, configuration: ServerConfiguration,
                 authority: CertificateAuthority, logger: Logger = Logger(label: "tapedeck.replay")) {
         self.deck = deck
         self.library = library
@@ -48,7 +48,7 @@ public final class ReplayResponder: Responder {
     }
 
     /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.
-    public static func loadDeck(files: [URL], stubFiles: [URL] = [], options: PlaybackOptions,
+    package static func loadDeck(files: [URL], stubFiles: [URL] = [], options: PlaybackOptions,
                                 hooks: PlaybackHooks = PlaybackHooks(), codec: CassetteCodec = CassetteCodec()) throws -> ReplayDeck {
         AllocatorTuning.beforeLoading()
         defer { AllocatorTuning.afterLoading() }
@@ -58,7 +58,7 @@ public final class ReplayResponder: Responder {
         return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
-    public func respond(to request: IncomingRequest, sink: ResponseSink) {
+    package func respond(to request: IncomingRequest, sink: ResponseSink) {
         if request.isAdmin {
             admin.respond(to: request, sink: sink)
             return
@@ -91,7 +91,7 @@ public final class ReplayResponder: Responder {
         }
     }
 
-    public func connectPlan(host: String, port: Int) -> ConnectPlan {
+    package func connectPlan(host: String, port: Int) -> ConnectPlan {
         do {
             return .intercept(try authority.serverContext(for: host))
         } catch {

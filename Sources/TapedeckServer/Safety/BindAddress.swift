@@ -1,7 +1,7 @@
 /// Whether a bind address keeps the server on this machine (loopback) or exposes it.
-public enum BindAddress {
+package enum BindAddress {
     /// True for `localhost`, `127.0.0.0/8` and `::1`.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let lower = host.lowercased()
         if lower == "localhost" || lower == "::1" || lower == "[::1]" { return true }
         let parts = lower.split(separator: ".", omittingEmptySubsequences: false)

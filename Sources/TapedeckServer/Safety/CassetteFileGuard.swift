@@ -2,9 +2,9 @@ import Foundation
 
 /// Keeps `Tapedeck-Cassette` inside `--cassette-dir`: the file, once every symbolic link is
 /// resolved, must still lie under the folder (itself resolved).
-public enum CassetteFileGuard {
+package enum CassetteFileGuard {
     /// Why the file may not be read, or nil when it is inside the folder.
-    public static func refusal(file: URL, directory: URL) -> String? {
+    package static func refusal(file: URL, directory: URL) -> String? {
         let root = directory.resolvingSymlinksInPath().standardizedFileURL.path
         let resolved = file.resolvingSymlinksInPath().standardizedFileURL.path
         let prefix = root.hasSuffix("/") ? root : root + "/"

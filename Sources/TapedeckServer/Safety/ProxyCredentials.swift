@@ -1,23 +1,23 @@
 import Foundation
 
 /// A user and password, checked against `Proxy-Authorization: Basic`.
-public struct ProxyCredentials: Sendable, Hashable {
+package struct ProxyCredentials: Sendable, Hashable {
     /// The user name.
-    public let user: String
+    package let user: String
     /// The password.
-    public let password: String
+    package let password: String
     /// The value a client must send in `Proxy-Authorization`.
     private let expected: [UInt8]
 
     /// Creates credentials from a user and a password.
-    public init(user: String, password: String) {
+    package init(user: String, password: String) {
         self.user = user
         self.password = password
         expected = Array("Basic \(Data("\(user):\(password)".utf8).base64EncodedString())".utf8)
     }
 
     /// Parses `USER:PASSWORD`; the user must not be empty and the colon is required.
-    public init(parsing text: String) throws(ProxyCredentialsError) {
+    package init(parsing text: String) throws(ProxyCredentialsError) {
         guard let colon = text.firstIndex(of: ":") else { throw ProxyCredentialsError(text: text, reason: "has no ':'") }
         let user = String(text[..<colon])
         guard !user.isEmpty else { throw ProxyCredentialsError(text: text, reason: "has an empty user") }
@@ -25,7 +25,7 @@ public struct ProxyCredentials: Sendable, Hashable {
     }
 
     /// Whether a `Proxy-Authorization` value proves these credentials; compares in constant time.
-    public func accepts(_ header: String?) -> Bool {
+    package func accepts(_ header: String?) -> Bool {
         guard let header else { return false }
         var given = Array(header.utf8)
         // The scheme is case-insensitive: normalise "basic " to "Basic ".
@@ -40,11 +40,11 @@ public struct ProxyCredentials: Sendable, Hashable {
 }
 
 /// Proxy credentials were not `USER:PASSWORD`.
-public struct ProxyCredentialsError: Error, CustomStringConvertible, Sendable {
+package struct ProxyCredentialsError: Error, CustomStringConvertible, Sendable {
     /// What was given (the password part is not echoed).
-    public let text: String
+    package let text: String
     /// What is wrong with it.
-    public let reason: String
+    package let reason: String
 
-    public var description: String { "proxy credentials must be USER:PASSWORD; the value given \(reason)" }
+    package var description: String { "proxy credentials must be USER:PASSWORD; the value given \(reason)" }
 }

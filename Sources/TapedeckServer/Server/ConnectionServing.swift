@@ -2,9 +2,9 @@ import NIOCore
 
 /// Serves a connection the caller owns (an `EmbeddedChannel` in the fuzz targets) with exactly
 /// the handlers a listening server installs on each accepted connection.
-public enum ConnectionServing {
+package enum ConnectionServing {
     /// Installs the server's handlers on a channel; call it on the channel's event loop.
-    public static func configure(_ channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
+    package static func configure(_ channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
         try ServerPipeline.configure(channel: channel, responder: responder, configuration: configuration)
     }
 }

@@ -1,30 +1,30 @@
 import NIOHTTP1
 
 /// The `Tapedeck-*` request headers that steer the server; removed before matching and recording.
-public struct ControlHeaders: Sendable, Hashable {
+package struct ControlHeaders: Sendable, Hashable {
     /// The header naming a cassette under `--cassette-dir`.
-    public static let cassette = "Tapedeck-Cassette"
+    package static let cassette = "Tapedeck-Cassette"
     /// The header giving a client its own playback positions.
-    public static let session = "Tapedeck-Session"
+    package static let session = "Tapedeck-Session"
 
     /// The cassette name asked for, if any (not yet checked).
-    public var cassette: String?
+    package var cassette: String?
     /// The session, `""` when none was given.
-    public var session: String
+    package var session: String
 
     /// Reads the control headers of a request head.
-    public init(_ headers: HTTPHeaders) {
+    package init(_ headers: HTTPHeaders) {
         cassette = headers.first(name: Self.cassette)
         session = headers.first(name: Self.session) ?? ""
     }
 
     /// Whether a header name is a control header.
-    public static func isControl(_ name: String) -> Bool {
+    package static func isControl(_ name: String) -> Bool {
         name.utf8.count > 9 && Substring(name.utf8.prefix(9)).caseInsensitiveEquals("tapedeck-")
     }
 
     /// Checks a cassette name: `[A-Za-z0-9._-]+` without `..`; returns why it is refused, or nil.
-    public static func refusal(forCassetteName name: String) -> String? {
+    package static func refusal(forCassetteName name: String) -> String? {
         if name.isEmpty { return "Tapedeck-Cassette is empty" }
         let allowed = name.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (CharacterSetASCII.isAlphanumeric(scalar.value) || scalar == "." || scalar == "_" || scalar == "-")

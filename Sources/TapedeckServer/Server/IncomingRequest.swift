@@ -4,31 +4,31 @@ import NIOHTTP1
 import TapedeckCore
 
 /// One request as the server received it, with where it was addressed.
-public struct IncomingRequest: Sendable {
+package struct IncomingRequest: Sendable {
     /// The request head as parsed.
-    public var head: HTTPRequestHead
+    package var head: HTTPRequestHead
     /// The whole body.
-    public var body: ByteBuffer
+    package var body: ByteBuffer
     /// `https://host[:port]` for a request inside an intercepted TLS tunnel, nil otherwise.
-    public var tunnelOrigin: String?
+    package var tunnelOrigin: String?
     /// When the head arrived; replay delays count from here.
-    public var arrival: NIODeadline
+    package var arrival: NIODeadline
     /// Whether the admin API is on (false with `--no-admin`).
-    public var adminEnabled = true
+    package var adminEnabled = true
     /// The port the request arrived on; set for admin requests, whose `Host` must name it (``AdminGuard``).
-    public var serverPort: Int?
+    package var serverPort: Int?
 
     /// The URL as the core sees it: absolute when the sender named the host, origin-form otherwise.
-    public var url: String {
+    package var url: String {
         guard let tunnelOrigin, head.uri.hasPrefix("/") else { return head.uri }
         return tunnelOrigin + head.uri
     }
 
     /// Whether the request is for the admin API (sent straight to the server, not proxied).
-    public var isAdmin: Bool { tunnelOrigin == nil && AdminEndpoints.addresses(head.uri, enabled: adminEnabled) }
+    package var isAdmin: Bool { tunnelOrigin == nil && AdminEndpoints.addresses(head.uri, enabled: adminEnabled) }
 
     /// The core's form of the request, without control headers and hop-by-hop headers.
-    public func cassetteRequest() -> CassetteRequest {
+    package func cassetteRequest() -> CassetteRequest {
         var headers = HeaderList()
         headers.reserveCapacity(head.headers.count)
         for (name, value) in head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {

@@ -2,7 +2,7 @@ import NIOCore
 import NIOSSL
 
 /// Answers the requests a server receives: the replay responder and the recording responder.
-public protocol Responder: Sendable {
+package protocol Responder: Sendable {
     /// Answers one complete request through the sink, now or later, on any thread.
     func respond(to request: IncomingRequest, sink: ResponseSink)
 
@@ -11,7 +11,7 @@ public protocol Responder: Sendable {
 }
 
 /// What a `CONNECT` request turns into.
-public enum ConnectPlan: Sendable {
+package enum ConnectPlan: Sendable {
     /// Answer 200, then intercept TLS with this server context and serve HTTP/1.1 inside.
     case intercept(NIOSSLContext)
     /// Answer 200, then relay bytes untouched to the host (recording proxy passthrough).

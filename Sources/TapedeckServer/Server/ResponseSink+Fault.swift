@@ -8,7 +8,7 @@ extension ResponseSink {
     /// `Accept-Encoding` accepts, with `Tapedeck-Warning: expired` when it is past its expiry age,
     /// after its delay; or breaks the connection when a stub asks for a fault. Both servers answer
     /// through this one place.
-    public func serve(_ playback: Playback, prepared: PreparedResponse, to request: IncomingRequest) {
+    package func serve(_ playback: Playback, prepared: PreparedResponse, to request: IncomingRequest) {
         var response = prepared.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
         if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
         if let fault = playback.fault {
@@ -23,7 +23,7 @@ extension ResponseSink {
     /// - `empty`: closes without sending a byte;
     /// - `truncate`: sends the head (with the full Content-Length) and half the body, then closes;
     /// - `malformed`: sends bytes that are not HTTP, then closes.
-    public func fail(with fault: StubFault, response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
+    package func fail(with fault: StubFault, response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
         let wait = TimeAmount(delay.total)
         let sink = self
         eventLoop.scheduleTask(deadline: arrival + wait) {

@@ -6,11 +6,11 @@ import TapedeckCore
 
 /// Where a responder writes its answer: safe to call from any thread, it hops to the
 /// connection's event loop. Replay delays are scheduled on that loop, never slept.
-public struct ResponseSink: Sendable {
+package struct ResponseSink: Sendable {
     /// The connection's event loop.
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
     /// Whether the request was `HEAD`, so no body may be sent.
-    public let isHead: Bool
+    package let isHead: Bool
     /// The number of the answer this sink writes; the handler drops writes for any other (``ExchangeStateMachine/accepts(_:)``).
     let answer: Int
     let handler: NIOLoopBound<ExchangeHandler>
@@ -42,7 +42,7 @@ public struct ResponseSink: Sendable {
     }
 
     /// Sends a whole response at once.
-    public func send(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer = ByteBuffer()) {
+    package func send(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer = ByteBuffer()) {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
@@ -56,7 +56,7 @@ public struct ResponseSink: Sendable {
 
     /// Sends a prepared replay response, with its head, body or chunks at the delays given,
     /// counted from the request's arrival and scheduled on the event loop.
-    public func send(_ response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
+    package func send(_ response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
         delayObserver?(delay)
         let isHead = isHead
         if delay.head <= .zero && delay.total <= .zero && response.chunks == nil && eventLoop.inEventLoop {
@@ -129,7 +129,7 @@ public struct ResponseSink: Sendable {
     }
 
     /// Writes a response head now (streaming); completes when written.
-    public func writeHead(_ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+    package func writeHead(_ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         onLoop { handler, context, promise in
             handler.writeHead(head, answer: answer, context: context)
             context.flush()
@@ -138,7 +138,7 @@ public struct ResponseSink: Sendable {
     }
 
     /// Writes one piece of body now (streaming); completes when written to the socket.
-    public func writeBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    package func writeBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         let isHead = isHead
         return onLoop { handler, context, promise in
             if isHead { promise.succeed(); return }
@@ -148,7 +148,7 @@ public struct ResponseSink: Sendable {
 
     /// Writes a response head for streaming, on the connection's event loop; it leaves with the
     /// next ``flush()`` or the end.
-    public func streamHead(_ head: HTTPResponseHead) {
+    package func streamHead(_ head: HTTPResponseHead) {
         // On the loop (the recording proxy's case) without a closure to allocate, as in flush() and end().
         guard eventLoop.inEventLoop else { return onLoop { handler, context in handler.writeHead(head, answer: answer, context: context) } }
         handler.value.writeHead(head, answer: answer, context: context.value)
@@ -157,7 +157,7 @@ public struct ResponseSink: Sendable {
     /// Writes one piece of a streamed body, on the connection's event loop; it leaves with the
     /// next ``flush()`` or the end. Returns nil while the client keeps up, else what to wait for
     /// before producing more (backpressure). A client that went away shows in ``end()``.
-    public func streamBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void>? {
+    package func streamBody(_ buffer: ByteBuffer) -> EventLoopFuture<Void>? {
         if isHead { return nil }
         if eventLoop.inEventLoop {
             let (handler, context) = (self.handler.value, self.context.value)
@@ -173,13 +173,13 @@ public struct ResponseSink: Sendable {
     }
 
     /// Sends what was streamed so far.
-    public func flush() {
+    package func flush() {
         guard eventLoop.inEventLoop else { return onLoop { _, context in context.flush() } }
         context.value.flush()
     }
 
     /// Ends the response (streaming); completes when written.
-    public func end() -> EventLoopFuture<Void> {
+    package func end() -> EventLoopFuture<Void> {
         guard eventLoop.inEventLoop else { return onLoop { handler, context, promise in handler.writeEnd(answer: answer, context: context, promise: promise) } }
         let promise = eventLoop.makePromise(of: Void.self)
         handler.value.writeEnd(answer: answer, context: context.value, promise: promise)
@@ -188,14 +188,14 @@ public struct ResponseSink: Sendable {
 
     /// Turns the connection into a byte tunnel to an upstream (a WebSocket upgrade): connects,
     /// sends `initialBytes` (the request as received), then relays both ways untouched.
-    public func tunnel(host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
+    package func tunnel(host: String, port: Int, tls: NIOSSLContext?, initialBytes: ByteBuffer) {
         onLoop { handler, context in
             handler.openUpstreamTunnel(context: context, host: host, port: port, tls: tls, initialBytes: initialBytes)
         }
     }
 
     /// Gives up on the response and closes the connection (an upstream failed mid-stream).
-    public func abort() {
+    package func abort() {
         onLoop { _, context in
             // Send what was already written (the head, the body so far) so the client sees a cut body.
             context.flush()

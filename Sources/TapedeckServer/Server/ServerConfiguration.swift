@@ -3,36 +3,36 @@ import NIOCore
 import TapedeckCore
 
 /// Where a server listens and the limits it enforces on every connection.
-public struct ServerConfiguration: Sendable {
+package struct ServerConfiguration: Sendable {
     /// The address to bind (default 127.0.0.1).
-    public var host: String
+    package var host: String
     /// The port to bind; 0 picks a free one.
-    public var port: Int
+    package var port: Int
     /// The largest request body accepted; larger ones get 413 (default 64 MiB).
-    public var maxBodySize: Int
+    package var maxBodySize: Int
     /// How long a connection may stay silent, with no request in flight, before it is dropped.
-    public var idleTimeout: TimeAmount
+    package var idleTimeout: TimeAmount
     /// The status of an unmatched request (default 599).
-    public var unmatchedStatus: Int
+    package var unmatchedStatus: Int
     /// The folder `Tapedeck-Cassette: NAME` loads `NAME.json` from, if any.
-    public var cassetteDirectory: URL?
+    package var cassetteDirectory: URL?
     /// How many journal entries the admin API keeps.
-    public var journalCapacity: Int
+    package var journalCapacity: Int
     /// The folder of the local certificate authority (`$TAPEDECK_HOME`).
-    public var authorityHome: URL
+    package var authorityHome: URL
     /// Called with each replay delay as it is scheduled: lets tests check delays without timing them
-    /// (through `@testable import`; not part of the public configuration).
+    /// (through `@testable import`; not part of the package configuration).
     var delayObserver: (@Sendable (ResponseDelay) -> Void)?
     /// Credentials every request must carry in `Proxy-Authorization` (`--proxy-auth`), if any.
-    public var proxyCredentials: ProxyCredentials? = nil
+    package var proxyCredentials: ProxyCredentials? = nil
     /// Names the admin API answers to besides the loopback names and ``host`` (`--admin-host`), for a
     /// server reached by another name (a container's, a load balancer's).
-    public var adminHosts: [String] = []
+    package var adminHosts: [String] = []
     /// Whether `/__tapedeck/` is the admin API; when false such requests are served like any other (`--no-admin`).
-    public var adminEnabled = true
+    package var adminEnabled = true
 
     /// Creates a configuration with the documented defaults.
-    public init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,
+    package init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,
                 idleTimeout: TimeAmount = .seconds(60), unmatchedStatus: Int = 599,
                 cassetteDirectory: URL? = nil, journalCapacity: Int = 1000,
                 authorityHome: URL = CertificateAuthority.defaultHome()) {

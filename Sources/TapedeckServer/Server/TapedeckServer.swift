@@ -3,11 +3,11 @@ import NIOPosix
 import TapedeckCore
 
 /// A listening Tapedeck server: binds, serves every connection with a responder, and stops.
-public final class TapedeckServer: Sendable {
+package final class TapedeckServer: Sendable {
     /// The configuration in force.
-    public let configuration: ServerConfiguration
+    package let configuration: ServerConfiguration
     /// The port actually bound (the real one when 0 was asked for).
-    public let port: Int
+    package let port: Int
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let ownsGroup: Bool
@@ -22,7 +22,7 @@ public final class TapedeckServer: Sendable {
     }
 
     /// Binds and starts serving; returns once the socket listens.
-    public static func start(configuration: ServerConfiguration, responder: any Responder,
+    package static func start(configuration: ServerConfiguration, responder: any Responder,
                              group: MultiThreadedEventLoopGroup? = nil) async throws -> TapedeckServer {
         let eventLoops = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         do {
@@ -48,12 +48,12 @@ public final class TapedeckServer: Sendable {
     }
 
     /// The base URL clients use, such as `http://127.0.0.1:8080`.
-    public var url: String {
+    package var url: String {
         "http://\(RequestTarget.urlHost(configuration.host)):\(port)"
     }
 
     /// Stops listening, closes the connections and releases the threads it created.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try? await channel.close()
         if ownsGroup { try await group.shutdownGracefully() }
     }

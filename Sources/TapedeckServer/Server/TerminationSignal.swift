@@ -17,7 +17,7 @@ import Musl
 /// `CSignalPipe`); a thread of its own reads the pipe. The first signal resumes ``first()``, and
 /// the server then drains and saves; a second one exits at once with status 1, keeping what is
 /// already on disk (cassettes are replaced atomically, so nothing on disk is ever half written).
-public final class TerminationSignal: Sendable {
+package final class TerminationSignal: Sendable {
     private let first: Locked<FirstSignal>
 
     private struct FirstSignal {
@@ -30,7 +30,7 @@ public final class TerminationSignal: Sendable {
     }
 
     /// Installs the handler; call it before the server starts listening.
-    public static func install() throws -> TerminationSignal {
+    package static func install() throws -> TerminationSignal {
         let readEnd = tapedeck_signal_pipe_install()
         guard readEnd >= 0 else { throw TerminationSignalError(errno: errno) }
         let watch = TerminationSignal()
@@ -41,7 +41,7 @@ public final class TerminationSignal: Sendable {
     }
 
     /// Suspends until the first SIGINT or SIGTERM (returning at once if one came already); returns its number.
-    public func wait() async -> Int32 {
+    package func wait() async -> Int32 {
         await withCheckedContinuation { continuation in
             let arrived = first.withLock { state -> Int32? in
                 if state.number == nil { state.waiter = continuation }
@@ -76,9 +76,9 @@ public final class TerminationSignal: Sendable {
 }
 
 /// The signal handler could not be installed.
-public struct TerminationSignalError: Error, CustomStringConvertible {
+package struct TerminationSignalError: Error, CustomStringConvertible {
     /// The system's error number.
-    public let errno: Int32
+    package let errno: Int32
 
-    public var description: String { "cannot watch SIGINT and SIGTERM: \(String(cString: strerror(errno)))" }
+    package var description: String { "cannot watch SIGINT and SIGTERM: \(String(cString: strerror(errno)))" }
 }

@@ -5,31 +5,31 @@ import Tapedeck
 /// `tapedeck drift`: sends each recorded request to the live service again and reports how the
 /// answers moved away from the recording. It never runs during replay; it is a tool a team runs
 /// on purpose (say, nightly) against a real or a staging service.
-public struct DriftCheck: Sendable {
+package struct DriftCheck: Sendable {
     /// Where requests go; nil sends each to the origin it was recorded from.
-    public var target: URL?
+    package var target: URL?
     /// Put back into requests before sending, and concealed again in what `--update` saves.
-    public var secrets: Secrets
+    package var secrets: Secrets
     /// What counts as a difference.
-    public var comparison: DriftComparison
+    package var comparison: DriftComparison
 
     /// Creates a check.
-    public init(target: URL? = nil, secrets: Secrets = .none, comparison: DriftComparison = DriftComparison()) {
+    package init(target: URL? = nil, secrets: Secrets = .none, comparison: DriftComparison = DriftComparison()) {
         self.target = target
         self.secrets = secrets
         self.comparison = comparison
     }
 
     /// What one run found.
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// Every difference, in interaction order.
-        public var differences: [DriftDifference]
+        package var differences: [DriftDifference]
         /// The interactions with the live answers in place of the recorded ones (concealed, not yet redacted).
-        public var refreshed: [Interaction]
+        package var refreshed: [Interaction]
         /// Whether anything but additions changed.
-        public var isBreaking: Bool { differences.contains { $0.isBreaking } }
+        package var isBreaking: Bool { differences.contains { $0.isBreaking } }
         /// `3 interactions checked: 2 differences, 1 breaking`.
-        public var summary: String {
+        package var summary: String {
             let breaking = differences.filter(\.isBreaking).count
             return "\(refreshed.count) interaction\(refreshed.count == 1 ? "" : "s") checked: "
                 + "\(differences.count) difference\(differences.count == 1 ? "" : "s"), \(breaking) breaking"
@@ -39,7 +39,7 @@ public struct DriftCheck: Sendable {
     /// Sends every recorded request through `live` and compares the answers.
     ///
     /// - Parameter progress: called after each interaction with (done, total).
-    public func run(_ cassette: Cassette, through live: any HTTPConnector,
+    package func run(_ cassette: Cassette, through live: any HTTPConnector,
                     progress: @Sendable (Int, Int) -> Void = { _, _ in }) async -> Report {
         var report = Report(differences: [], refreshed: [])
         for (index, interaction) in cassette.interactions.enumerated() {
@@ -92,13 +92,13 @@ public struct DriftCheck: Sendable {
 }
 
 /// A recorded request that cannot be sent again.
-public enum DriftError: Error, CustomStringConvertible, Sendable {
+package enum DriftError: Error, CustomStringConvertible, Sendable {
     /// The recording names no host, and no `--target` was given.
     case noOrigin(String)
     /// The method is not a valid HTTP method.
     case badMethod(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noOrigin(let url): return "\(url) names no host: pass --target URL"
         case .badMethod(let method): return "\"\(method)\" is not an HTTP method"

@@ -4,17 +4,17 @@ import TapedeckCore
 /// Compares a recorded response with a live one structurally: the status, the media type, and
 /// JSON bodies place by place. Headers other than `Content-Type` and the values of JSON leaves
 /// change from call to call (dates, ids), so values are compared only when asked.
-public struct DriftComparison: Sendable {
+package struct DriftComparison: Sendable {
     /// Also report changed JSON values and changed non-JSON bodies.
-    public var values: Bool
+    package var values: Bool
 
     /// Creates a comparison.
-    public init(values: Bool = false) {
+    package init(values: Bool = false) {
         self.values = values
     }
 
     /// The differences between the answers of interaction `index`.
-    public func differences(recorded: CassetteResponse, recordedBody: Data, live: CassetteResponse, liveBody: Data,
+    package func differences(recorded: CassetteResponse, recordedBody: Data, live: CassetteResponse, liveBody: Data,
                             index: Int) -> [DriftDifference] {
         var found: [DriftDifference] = []
         if recorded.status != live.status {

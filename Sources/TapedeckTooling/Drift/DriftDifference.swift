@@ -1,9 +1,9 @@
 import TapedeckCore
 
 /// One way a live answer differs from its recording.
-public struct DriftDifference: Sendable, Hashable, CustomStringConvertible {
+package struct DriftDifference: Sendable, Hashable, CustomStringConvertible {
     /// What changed.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// The status code.
         case status
         /// The media type of `Content-Type`.
@@ -21,17 +21,17 @@ public struct DriftDifference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The interaction's position in its cassette.
-    public let interaction: Int
+    package let interaction: Int
     /// What changed.
-    public let kind: Kind
+    package let kind: Kind
     /// Where: `status`, `Content-Type`, `body`, or a JSON path such as `$.user.age`.
-    public let place: String
+    package let place: String
     /// Recorded, then live, in a few words: `number -> string`.
-    public let change: String
+    package let change: String
 
     /// Whether a client written against the recording may break: everything but an addition.
-    public var isBreaking: Bool { kind != .added }
+    package var isBreaking: Bool { kind != .added }
 
     /// `interactions[3] $.user.age: number -> string`.
-    public var description: String { "interactions[\(interaction)] \(place): \(change)" }
+    package var description: String { "interactions[\(interaction)] \(place): \(change)" }
 }

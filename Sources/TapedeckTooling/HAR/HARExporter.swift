@@ -2,11 +2,11 @@ import Foundation
 import TapedeckCore
 
 /// What a HAR export produced: the document and the redactions applied on the way.
-public struct HARExportResult: Sendable {
+package struct HARExportResult: Sendable {
     /// The HAR document.
-    public var document: HARDocument
+    package var document: HARDocument
     /// Every redaction applied: `interactions[2]: request header Authorization`.
-    public var changes: [String]
+    package var changes: [String]
 }
 
 /// Turns a cassette into a HAR 1.2 document that browsers' tools and HAR viewers open: decoded text,
@@ -14,17 +14,17 @@ public struct HARExportResult: Sendable {
 ///
 /// What HAR has no place for travels in custom `_` fields (`_recordedAt`, `_chunks`, `_delayMs`,
 /// `_originForm`, `_noTiming`, `_stillEncoded`), so cassette → HAR → cassette gives the same interactions.
-public struct HARExporter: Sendable {
+package struct HARExporter: Sendable {
     /// The redaction applied before export.
-    public let redaction: CassetteRedaction
+    package let redaction: CassetteRedaction
 
     /// Creates an exporter applying these rules.
-    public init(rules: RedactionRules = .defaults) {
+    package init(rules: RedactionRules = .defaults) {
         redaction = CassetteRedaction(rules: rules)
     }
 
     /// The HAR form of a cassette.
-    public func export(_ cassette: Cassette) -> HARExportResult {
+    package func export(_ cassette: Cassette) -> HARExportResult {
         let (redacted, changes) = redaction.apply(to: cassette)
         let fallbackStart = cassette.meta.createdAt ?? "1970-01-01T00:00:00.000Z"
         let entries = redacted.interactions.map { entry(for: $0, fallbackStart: fallbackStart) }
@@ -33,7 +33,7 @@ public struct HARExporter: Sendable {
     }
 
     /// The document as pretty JSON with sorted keys, so exports diff well.
-    public func encode(_ document: HARDocument) throws(ToolingError) -> Data {
+    package func encode(_ document: HARDocument) throws(ToolingError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {

@@ -2,29 +2,29 @@ import Foundation
 import TapedeckCore
 
 /// What a HAR import produced: the cassette, the entries left out and the redactions applied.
-public struct HARImportResult: Sendable {
+package struct HARImportResult: Sendable {
     /// The cassette, one interaction per usable entry, in order.
-    public var cassette: Cassette
+    package var cassette: Cassette
     /// Entries left out and why, such as a request the browser never completed (status 0).
-    public var skipped: [String]
+    package var skipped: [String]
     /// Every redaction applied: `interactions[2]: request header Authorization`.
-    public var changes: [String]
+    package var changes: [String]
 }
 
 /// Turns a HAR 1.2 file into a cassette: bodies decoded (base64 content included), the timings
 /// turned into `firstByteMs`/`totalMs`, hop-by-hop and HTTP/2 pseudo-headers left out, and the
 /// redaction rules applied before anything is written.
-public struct HARImporter: Sendable {
+package struct HARImporter: Sendable {
     /// The redaction applied to every interaction.
-    public let redaction: CassetteRedaction
+    package let redaction: CassetteRedaction
 
     /// Creates an importer applying these rules.
-    public init(rules: RedactionRules = .defaults) {
+    package init(rules: RedactionRules = .defaults) {
         redaction = CassetteRedaction(rules: rules)
     }
 
     /// Reads and converts a HAR file.
-    public func importFile(_ file: URL) throws(ToolingError) -> HARImportResult {
+    package func importFile(_ file: URL) throws(ToolingError) -> HARImportResult {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -35,7 +35,7 @@ public struct HARImporter: Sendable {
     }
 
     /// Converts HAR bytes; `file` names the input in errors.
-    public func importData(_ data: Data, file: String?) throws(ToolingError) -> HARImportResult {
+    package func importData(_ data: Data, file: String?) throws(ToolingError) -> HARImportResult {
         let document: HARDocument
         let data = data.starts(with: [0xef, 0xbb, 0xbf]) ? Data(data.dropFirst(3)) : data
         do {
@@ -48,7 +48,7 @@ public struct HARImporter: Sendable {
     }
 
     /// Converts a decoded HAR document.
-    public func convert(_ document: HARDocument, file: String?) throws(ToolingError) -> HARImportResult {
+    package func convert(_ document: HARDocument, file: String?) throws(ToolingError) -> HARImportResult {
         var interactions: [Interaction] = []
         var skipped: [String] = []
         let writtenByTapedeck = document.log.creator.name == "tapedeck"

@@ -4,17 +4,17 @@ import TapedeckCore
 /// Imports another tool's recording, recognising the layout from the file: HAR (browsers,
 /// mitmproxy, Polly.js, Insomnia), Ruby VCR, vcrpy (YAML or JSON) and go-vcr. What `tapedeck
 /// har import` and `tapedeck import-vcr` both run, so either command takes any of them.
-public struct ForeignCassetteImporter: Sendable {
+package struct ForeignCassetteImporter: Sendable {
     /// The redaction rules applied to every interaction.
-    public let rules: RedactionRules
+    package let rules: RedactionRules
 
     /// Creates an importer applying these rules.
-    public init(rules: RedactionRules = .defaults) {
+    package init(rules: RedactionRules = .defaults) {
         self.rules = rules
     }
 
     /// Reads and converts a file.
-    public func importFile(_ file: URL) throws(ToolingError) -> ForeignImportResult {
+    package func importFile(_ file: URL) throws(ToolingError) -> ForeignImportResult {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -25,7 +25,7 @@ public struct ForeignCassetteImporter: Sendable {
     }
 
     /// Converts a file's bytes; `file` names the input in errors.
-    public func importData(_ data: Data, file: String?) throws(ToolingError) -> ForeignImportResult {
+    package func importData(_ data: Data, file: String?) throws(ToolingError) -> ForeignImportResult {
         let bytes = data.starts(with: [0xef, 0xbb, 0xbf]) ? Data(data.dropFirst(3)) : data
         if Self.isHAR(bytes) {
             let result = try HARImporter(rules: rules).importData(bytes, file: file)

@@ -1,13 +1,13 @@
 import TapedeckCore
 
 /// What importing another tool's recording produced, whatever its layout.
-public struct ForeignImportResult: Sendable {
+package struct ForeignImportResult: Sendable {
     /// The layout recognised, in words: `go-vcr`, `HAR from Polly.JS 1.3.1`.
-    public var layout: String
+    package var layout: String
     /// The cassette, one interaction per recorded one, in order.
-    public var cassette: Cassette
+    package var cassette: Cassette
     /// Entries left out and why (HAR entries a browser never completed).
-    public var skipped: [String]
+    package var skipped: [String]
     /// Every redaction applied: `interactions[2]: request header Authorization`.
-    public var changes: [String]
+    package var changes: [String]
 }

@@ -2,32 +2,32 @@ import Foundation
 import TapedeckCore
 
 /// One interaction in a line: what `tapedeck inspect` prints, and its `--json` form.
-public struct InteractionSummary: Sendable, Hashable, Codable {
+package struct InteractionSummary: Sendable, Hashable, Codable {
     /// The position in the cassette.
-    public var index: Int
+    package var index: Int
     /// The request method.
-    public var method: String
+    package var method: String
     /// The request URL as recorded.
-    public var url: String
+    package var url: String
     /// The response status.
-    public var status: Int
+    package var status: Int
     /// The request body size in bytes.
-    public var requestBytes: Int
+    package var requestBytes: Int
     /// The response body size in bytes, decoded (chunks joined).
-    public var responseBytes: Int
+    package var responseBytes: Int
     /// The response Content-Type, if any.
-    public var contentType: String?
+    package var contentType: String?
     /// The number of stream chunks, when the response is streamed.
-    public var chunks: Int?
+    package var chunks: Int?
     /// Time to the first response byte, when recorded.
-    public var firstByteMs: Double?
+    package var firstByteMs: Double?
     /// Time to the last response byte, when recorded.
-    public var totalMs: Double?
+    package var totalMs: Double?
     /// A hand-set delay, when present.
-    public var delayMs: Double?
+    package var delayMs: Double?
 
     /// Summarises an interaction at a position.
-    public init(index: Int, interaction: Interaction) {
+    package init(index: Int, interaction: Interaction) {
         self.index = index
         method = interaction.request.method
         url = interaction.request.url
@@ -43,12 +43,12 @@ public struct InteractionSummary: Sendable, Hashable, Codable {
     }
 
     /// Summaries of every interaction of a cassette, in order.
-    public static func all(in cassette: Cassette) -> [InteractionSummary] {
+    package static func all(in cassette: Cassette) -> [InteractionSummary] {
         cassette.interactions.enumerated().map { InteractionSummary(index: $0.offset, interaction: $0.element) }
     }
 
     /// The line `tapedeck inspect` prints, such as `3  POST http://h/upload  200  req 512 B  resp 158 B  json  2.4/8.4 ms`.
-    public var line: String {
+    package var line: String {
         var parts = ["\(index)", "\(method) \(url)", "\(status)", "req \(Self.size(requestBytes))", "resp \(Self.size(responseBytes))"]
         if let contentType {
             parts.append(contentType.split(separator: ";").first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? contentType)

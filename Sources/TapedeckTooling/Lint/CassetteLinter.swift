@@ -3,20 +3,20 @@ import TapedeckCore
 
 /// Checks cassettes: the schema as the codec reads it, secrets left in clear, interactions that
 /// add nothing or can never be served (judged by the core ``Matcher``), and missing timing.
-public struct CassetteLinter: Sendable {
+package struct CassetteLinter: Sendable {
     /// The match options replay will use; duplicates are judged under them.
-    public var matchOptions: MatchOptions
+    package var matchOptions: MatchOptions
     /// The redaction rules a clean cassette satisfies (the defaults unless told otherwise).
-    public var redaction: RedactionRules
+    package var redaction: RedactionRules
     /// The codec that reads the files.
-    public var codec: CassetteCodec
+    package var codec: CassetteCodec
     /// Report interactions older than this many days (else the cassette's `meta.expireAfterDays`, if any).
-    public var expireAfterDays: Double?
+    package var expireAfterDays: Double?
     /// The current time, for expiry.
-    public var now: @Sendable () -> Date
+    package var now: @Sendable () -> Date
 
     /// Creates a linter.
-    public init(matchOptions: MatchOptions = .default, redaction: RedactionRules = .defaults,
+    package init(matchOptions: MatchOptions = .default, redaction: RedactionRules = .defaults,
                 codec: CassetteCodec = CassetteCodec(), expireAfterDays: Double? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.matchOptions = matchOptions
@@ -27,7 +27,7 @@ public struct CassetteLinter: Sendable {
     }
 
     /// Every finding for a cassette file: one schema error if it does not load, otherwise the checks.
-    public func lint(file: URL) -> [LintFinding] {
+    package func lint(file: URL) -> [LintFinding] {
         do {
             return lint(try codec.load(file), file: file.relativePath)
         } catch {
@@ -36,7 +36,7 @@ public struct CassetteLinter: Sendable {
     }
 
     /// Every finding for a loaded cassette, in interaction order.
-    public func lint(_ cassette: Cassette, file: String) -> [LintFinding] {
+    package func lint(_ cassette: Cassette, file: String) -> [LintFinding] {
         let scanner = SecretScanner()
         let redactor = Redactor(rules: redaction)
         let matcher = Matcher(interactions: cassette.interactions, options: matchOptions)

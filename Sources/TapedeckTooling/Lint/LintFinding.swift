@@ -1,9 +1,9 @@
 import Foundation
 
 /// One thing `tapedeck lint` found in a cassette: where, how serious, and what.
-public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
     /// How serious a finding is.
-    public enum Severity: String, Sendable, Hashable, Codable {
+    package enum Severity: String, Sendable, Hashable, Codable {
         /// The cassette cannot be used (exit status 1).
         case error
         /// The cassette works but something looks wrong (exit status 1 with `--strict`).
@@ -11,7 +11,7 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// What kind of problem it is.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// The file does not parse as a cassette.
         case schema
         /// A value that looks like a credential is stored in clear.
@@ -29,18 +29,18 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// How serious it is.
-    public var severity: Severity
+    package var severity: Severity
     /// What kind it is.
-    public var kind: Kind
+    package var kind: Kind
     /// The cassette file.
-    public var file: String
+    package var file: String
     /// The place: `interactions[3].request.headers.Authorization`, or `line 4, column 7`.
-    public var place: String
+    package var place: String
     /// What is wrong, and what to do.
-    public var message: String
+    package var message: String
 
     /// Creates a finding.
-    public init(severity: Severity, kind: Kind, file: String, place: String, message: String) {
+    package init(severity: Severity, kind: Kind, file: String, place: String, message: String) {
         self.severity = severity
         self.kind = kind
         self.file = file
@@ -49,7 +49,7 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// `FILE: warning: PLACE: message`.
-    public var description: String {
+    package var description: String {
         "\(file): \(severity.rawValue): \(place.isEmpty ? "" : "\(place): ")\(message)"
     }
 }

@@ -1,23 +1,23 @@
 import Foundation
 
 /// A shape of credential that should never sit in a cassette in clear, such as `AKIA…` or a private key.
-public struct SecretPattern: Sendable {
+package struct SecretPattern: Sendable {
     /// What the secret is, in words: "AWS access key ID".
-    public let name: String
+    package let name: String
     /// The regular expression that finds it.
-    public let pattern: String
+    package let pattern: String
     /// An extra check on a match that the expression cannot express, such as "decodes to user:password".
-    public let confirm: @Sendable (String) -> Bool
+    package let confirm: @Sendable (String) -> Bool
 
     /// Creates a pattern.
-    public init(name: String, pattern: String, confirm: @escaping @Sendable (String) -> Bool = { _ in true }) {
+    package init(name: String, pattern: String, confirm: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.name = name
         self.pattern = pattern
         self.confirm = confirm
     }
 
     /// The shapes lint looks for.
-    public static let all: [SecretPattern] = [
+    package static let all: [SecretPattern] = [
         SecretPattern(name: "private key block",
                       pattern: #"-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----"#),
         SecretPattern(name: "bearer token", pattern: #"(?i)\bbearer\s+[A-Za-z0-9\-._~+/]{8,}=*"#),

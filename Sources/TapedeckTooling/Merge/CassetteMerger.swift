@@ -2,18 +2,18 @@ import Foundation
 import TapedeckCore
 
 /// Combines cassettes into one, keeping each cassette's order and the order the files were given.
-public struct CassetteMerger: Sendable {
+package struct CassetteMerger: Sendable {
     /// How cassettes are read.
-    public let files: CassetteFiles
+    package let files: CassetteFiles
 
     /// Creates a merger.
-    public init(files: CassetteFiles = CassetteFiles()) {
+    package init(files: CassetteFiles = CassetteFiles()) {
         self.files = files
     }
 
     /// Reads every input through the codec, refusing a version other than this release's, and
     /// concatenates the interactions; the metadata of the first input is kept.
-    public func merge(_ inputs: [URL]) throws(ToolingError) -> Cassette {
+    package func merge(_ inputs: [URL]) throws(ToolingError) -> Cassette {
         var merged: Cassette?
         for input in inputs {
             let cassette: Cassette

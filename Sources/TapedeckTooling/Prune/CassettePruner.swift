@@ -4,23 +4,23 @@ import TapedeckCore
 ///
 /// It refuses to guess: a journal that dropped old entries, or that never mentions the cassette,
 /// could make it delete interactions that were played, so both are errors unless forced.
-public struct CassettePruner: Sendable {
+package struct CassettePruner: Sendable {
     /// The journal, as `GET /__tapedeck/journal` returns it.
-    public let journal: JournalDocument
+    package let journal: JournalDocument
     /// The names the journal may use for the cassette (file name with and without `.json`, or as given).
-    public let names: Set<String>
+    package let names: Set<String>
     /// Prune even when the journal dropped entries or never names the cassette.
-    public let force: Bool
+    package let force: Bool
 
     /// Creates a pruner.
-    public init(journal: JournalDocument, names: Set<String>, force: Bool = false) {
+    package init(journal: JournalDocument, names: Set<String>, force: Bool = false) {
         self.journal = journal
         self.names = names
         self.force = force
     }
 
     /// The cassette without unplayed interactions, and the positions removed.
-    public func prune(_ cassette: Cassette, file: String) throws(ToolingError) -> (cassette: Cassette, removed: [Int]) {
+    package func prune(_ cassette: Cassette, file: String) throws(ToolingError) -> (cassette: Cassette, removed: [Int]) {
         if journal.dropped > 0 && !force {
             throw ToolingError(file: file, kind: .unsafeJournal(
                 "the journal dropped its \(journal.dropped) oldest entries, so interactions played early are unknown; "
@@ -62,7 +62,7 @@ public struct CassettePruner: Sendable {
     }
 
     /// The names a server may give a cassette file: `NAME`, `NAME.json`, and the path as given.
-    public static func names(for path: String) -> Set<String> {
+    package static func names(for path: String) -> Set<String> {
         let last = path.split(separator: "/").last.map(String.init) ?? path
         let stem = last.hasSuffix(".json") ? String(last.dropLast(5)) : last
         return [path, last, stem]

@@ -2,9 +2,9 @@ import Foundation
 import TapedeckCore
 
 /// Reads a journal saved from `GET /__tapedeck/journal` (a ``JournalDocument``).
-public enum JournalFile {
+package enum JournalFile {
     /// The journal in a file; anything else is bad input naming the place.
-    public static func load(_ file: URL) throws(ToolingError) -> JournalDocument {
+    package static func load(_ file: URL) throws(ToolingError) -> JournalDocument {
         let data: Data
         do {
             data = try Data(contentsOf: file)

@@ -2,17 +2,17 @@ import Foundation
 import TapedeckCore
 
 /// Applies the core ``Redactor`` to every interaction of a cassette and says what changed where.
-public struct CassetteRedaction: Sendable {
+package struct CassetteRedaction: Sendable {
     /// The redactor applied.
-    public let redactor: Redactor
+    package let redactor: Redactor
 
     /// Creates the step with rules.
-    public init(rules: RedactionRules) {
+    package init(rules: RedactionRules) {
         redactor = Redactor(rules: rules)
     }
 
     /// The cassette with every secret replaced, and one line per change: `interactions[2]: request header Authorization`.
-    public func apply(to cassette: Cassette) -> (cassette: Cassette, changes: [String]) {
+    package func apply(to cassette: Cassette) -> (cassette: Cassette, changes: [String]) {
         var result = cassette
         var changes: [String] = []
         for index in result.interactions.indices {
@@ -26,7 +26,7 @@ public struct CassetteRedaction: Sendable {
     /// The side files `original` names and `redacted` no longer does: the bodies as they were
     /// before a redaction rewrote them, which still hold the secrets and are removed once the
     /// redacted cassette is saved.
-    public static func replacedSideFiles(from original: Cassette, to redacted: Cassette) -> [URL] {
+    package static func replacedSideFiles(from original: Cassette, to redacted: Cassette) -> [URL] {
         func sideFiles(_ cassette: Cassette) -> Set<URL> {
             Set(cassette.interactions.flatMap { [$0.request.body.file?.url, $0.response.body.file?.url].compactMap { $0 } })
         }

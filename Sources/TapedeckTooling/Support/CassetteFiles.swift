@@ -2,17 +2,17 @@ import Foundation
 import TapedeckCore
 
 /// Loads and saves cassettes for the tools, through the core codec only, with tooling errors.
-public struct CassetteFiles: Sendable {
+package struct CassetteFiles: Sendable {
     /// The codec every read and write goes through.
-    public let codec: CassetteCodec
+    package let codec: CassetteCodec
 
     /// Creates the helper.
-    public init(codec: CassetteCodec = CassetteCodec()) {
+    package init(codec: CassetteCodec = CassetteCodec()) {
         self.codec = codec
     }
 
     /// Reads a cassette; any failure is bad input naming the file and the place.
-    public func load(_ file: URL) throws(ToolingError) -> Cassette {
+    package func load(_ file: URL) throws(ToolingError) -> Cassette {
         do {
             return try codec.load(file)
         } catch {
@@ -21,7 +21,7 @@ public struct CassetteFiles: Sendable {
     }
 
     /// Replaces a cassette atomically; on failure the previous file is untouched.
-    public func save(_ cassette: Cassette, to file: URL) throws(ToolingError) {
+    package func save(_ cassette: Cassette, to file: URL) throws(ToolingError) {
         do {
             try codec.save(cassette, to: file)
         } catch {

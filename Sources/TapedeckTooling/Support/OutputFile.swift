@@ -1,9 +1,9 @@
 import Foundation
 
 /// Writes non-cassette outputs (HAR files) by replacing the file in one rename, so a reader never sees half of one.
-public enum OutputFile {
+package enum OutputFile {
     /// Writes the bytes to a temporary file beside the target, then renames it over the target.
-    public static func write(_ data: Data, to file: URL) throws(ToolingError) {
+    package static func write(_ data: Data, to file: URL) throws(ToolingError) {
         do {
             try data.write(to: file, options: .atomic)
         } catch {

@@ -2,9 +2,9 @@ import Foundation
 import TapedeckCore
 
 /// A cassette tool that cannot do its job, with the file and the place, readable when printed.
-public struct ToolingError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct ToolingError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What went wrong.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A cassette that cannot be read (the codec's error, with file and place).
         case cassette(CassetteError)
         /// An input file (HAR, VCR YAML, journal) that does not say what it must; `path` names the place.
@@ -18,30 +18,30 @@ public struct ToolingError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     /// The file concerned, when there is one.
-    public var file: String?
+    package var file: String?
     /// What went wrong.
-    public var kind: Kind
+    package var kind: Kind
 
     /// Creates an error.
-    public init(file: String?, kind: Kind) {
+    package init(file: String?, kind: Kind) {
         self.file = file
         self.kind = kind
     }
 
     /// Wraps a codec error.
-    public init(_ error: CassetteError) {
+    package init(_ error: CassetteError) {
         self.init(file: error.file, kind: .cassette(error))
     }
 
     /// Whether the input was at fault (exit status 2) rather than the system (exit status 1).
-    public var isBadInput: Bool {
+    package var isBadInput: Bool {
         switch kind {
         case .cassette, .badInput, .incompatibleVersion, .unsafeJournal: return true
         case .io: return false
         }
     }
 
-    public var description: String {
+    package var description: String {
         let name = file ?? "input"
         switch kind {
         case .cassette(let error):

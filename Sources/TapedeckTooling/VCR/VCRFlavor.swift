@@ -1,5 +1,5 @@
 /// Which tool wrote a VCR-style YAML cassette; their layouts differ.
-public enum VCRFlavor: String, Sendable, Hashable {
+package enum VCRFlavor: String, Sendable, Hashable {
     /// Ruby VCR: `http_interactions`, `body: {encoding, string | base64_string}`, `recorded_at`.
     case rubyVCR = "Ruby VCR"
     /// vcrpy: `interactions`, request `uri` and a plain `body`, response `body: {string}` and

@@ -3,13 +3,13 @@ import TapedeckCore
 import Yams
 
 /// What a VCR import produced.
-public struct VCRImportResult: Sendable {
+package struct VCRImportResult: Sendable {
     /// Which layout the file had.
-    public var flavor: VCRFlavor
+    package var flavor: VCRFlavor
     /// The cassette, one interaction per recorded one, in order.
-    public var cassette: Cassette
+    package var cassette: Cassette
     /// Every redaction applied: `interactions[2]: request header Authorization`.
-    public var changes: [String]
+    package var changes: [String]
 }
 
 /// Turns Ruby VCR, vcrpy and go-vcr cassettes into Tapedeck cassettes, so teams can move over.
@@ -18,17 +18,17 @@ public struct VCRImportResult: Sendable {
 /// body still gzip- or deflate-compressed, as the tools record by default, is decoded (the header
 /// is kept, replay encodes again), and one that does not decode is kept as it was and marked so;
 /// hop-by-hop headers are left out and the redaction rules applied. Only go-vcr records timing.
-public struct VCRImporter: Sendable {
+package struct VCRImporter: Sendable {
     /// The redaction applied to every interaction.
-    public let redaction: CassetteRedaction
+    package let redaction: CassetteRedaction
 
     /// Creates an importer applying these rules.
-    public init(rules: RedactionRules = .defaults) {
+    package init(rules: RedactionRules = .defaults) {
         redaction = CassetteRedaction(rules: rules)
     }
 
     /// Reads and converts a YAML file.
-    public func importFile(_ file: URL) throws(ToolingError) -> VCRImportResult {
+    package func importFile(_ file: URL) throws(ToolingError) -> VCRImportResult {
         let data: Data
         do {
             data = try Data(contentsOf: file)
@@ -42,7 +42,7 @@ public struct VCRImporter: Sendable {
     }
 
     /// Converts YAML text; `file` names the input in errors.
-    public func importYAML(_ text: String, file: String?) throws(ToolingError) -> VCRImportResult {
+    package func importYAML(_ text: String, file: String?) throws(ToolingError) -> VCRImportResult {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

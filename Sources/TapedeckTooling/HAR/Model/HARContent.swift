@@ -1,21 +1,21 @@
 import Foundation
 
 /// A response body: decoded text, or base64 when `encoding` is `base64`.
-public struct HARContent: Sendable, Hashable, Codable {
+package struct HARContent: Sendable, Hashable, Codable {
     /// The decoded size in bytes.
-    public var size: Int?
+    package var size: Int?
     /// Bytes saved by compression.
-    public var compression: Int?
+    package var compression: Int?
     /// The media type.
-    public var mimeType: String?
+    package var mimeType: String?
     /// The body text (decoded from any content coding), or base64.
-    public var text: String?
+    package var text: String?
     /// `base64` when `text` is base64.
-    public var encoding: String?
+    package var encoding: String?
     /// Tapedeck's custom field: the body is still in its content coding (such as br), not decoded.
-    public var stillEncoded: Bool?
+    package var stillEncoded: Bool?
     /// Polly.js's custom field (versions 4.2.1 to 5): `text` is hex, or a JSON array of hex chunks.
-    public var isBinary: Bool?
+    package var isBinary: Bool?
 
     private enum CodingKeys: String, CodingKey {
         case size, compression, mimeType, text, encoding
@@ -24,7 +24,7 @@ public struct HARContent: Sendable, Hashable, Codable {
     }
 
     /// Reads content; `mimeType` may be an array (Polly.js), the first value is kept.
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         size = try container.decodeIfPresent(Int.self, forKey: .size)
         compression = try container.decodeIfPresent(Int.self, forKey: .compression)
@@ -36,7 +36,7 @@ public struct HARContent: Sendable, Hashable, Codable {
     }
 
     /// Creates content.
-    public init(size: Int, compression: Int?, mimeType: String, text: String?, encoding: String?, stillEncoded: Bool?) {
+    package init(size: Int, compression: Int?, mimeType: String, text: String?, encoding: String?, stillEncoded: Bool?) {
         self.size = size
         self.compression = compression
         self.mimeType = mimeType

@@ -1,14 +1,14 @@
 import Foundation
 
 /// The tool that wrote a HAR file.
-public struct HARCreator: Sendable, Hashable, Codable {
+package struct HARCreator: Sendable, Hashable, Codable {
     /// Its name.
-    public var name: String
+    package var name: String
     /// Its version.
-    public var version: String
+    package var version: String
 
     /// Creates a creator.
-    public init(name: String, version: String) {
+    package init(name: String, version: String) {
         self.name = name
         self.version = version
     }

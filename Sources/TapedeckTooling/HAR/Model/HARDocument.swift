@@ -4,12 +4,12 @@ import Foundation
 ///
 /// Only what a cassette needs is modelled; other members are ignored on read. Members that
 /// start with `_` are HAR's custom fields, used to carry what HAR has no place for.
-public struct HARDocument: Sendable, Hashable, Codable {
+package struct HARDocument: Sendable, Hashable, Codable {
     /// The archive.
-    public var log: HARLog
+    package var log: HARLog
 
     /// Creates a document.
-    public init(log: HARLog) {
+    package init(log: HARLog) {
         self.log = log
     }
 }

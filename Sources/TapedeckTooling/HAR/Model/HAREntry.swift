@@ -2,27 +2,27 @@ import Foundation
 import TapedeckCore
 
 /// One exchange.
-public struct HAREntry: Sendable, Hashable, Codable {
+package struct HAREntry: Sendable, Hashable, Codable {
     /// When the request started, ISO 8601.
-    public var startedDateTime: String
+    package var startedDateTime: String
     /// The total time in milliseconds.
-    public var time: Double
+    package var time: Double
     /// The request.
-    public var request: HARRequest
+    package var request: HARRequest
     /// The response.
-    public var response: HARResponse
+    package var response: HARResponse
     /// Cache information; always an empty object here.
-    public var cache: HAREmpty?
+    package var cache: HAREmpty?
     /// The phases of the exchange in milliseconds; -1 when not known.
-    public var timings: HARTimings?
+    package var timings: HARTimings?
     /// Tapedeck's custom field: the cassette's `recordedAt`, kept exactly.
-    public var recordedAt: String?
+    package var recordedAt: String?
     /// Tapedeck's custom field: the hand-set delay.
-    public var delayMs: Double?
+    package var delayMs: Double?
     /// Tapedeck's custom field: a streamed response's chunks and their offsets.
-    public var chunks: [StreamChunk]?
+    package var chunks: [StreamChunk]?
     /// Tapedeck's custom field: the cassette had no timing (HAR requires numbers).
-    public var noTiming: Bool?
+    package var noTiming: Bool?
 
     private enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, cache, timings
@@ -30,7 +30,7 @@ public struct HAREntry: Sendable, Hashable, Codable {
     }
 
     /// Creates an entry.
-    public init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse,
+    package init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse,
                 timings: HARTimings?, recordedAt: String? = nil, delayMs: Double? = nil,
                 chunks: [StreamChunk]? = nil, noTiming: Bool? = nil) {
         self.startedDateTime = startedDateTime

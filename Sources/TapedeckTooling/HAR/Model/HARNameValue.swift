@@ -1,24 +1,24 @@
 import Foundation
 
 /// A name and value: a header, a query parameter or a cookie.
-public struct HARNameValue: Sendable, Hashable, Codable {
+package struct HARNameValue: Sendable, Hashable, Codable {
     /// The name.
-    public var name: String
+    package var name: String
     /// The value (the first one when the file gave several).
-    public var value: String
+    package var value: String
     /// The further values when the file gave an array (`"value": ["a", "b"]`, as Polly.js wrote headers); not written.
-    public var moreValues: [String] = []
+    package var moreValues: [String] = []
 
     private enum CodingKeys: String, CodingKey { case name, value }
 
     /// Creates a pair.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 
     /// Reads a pair whose value is a string, an array of strings, or a number.
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         let values = try container.decodeStrings(forKey: .value)
@@ -27,5 +27,5 @@ public struct HARNameValue: Sendable, Hashable, Codable {
     }
 
     /// Every value, in order.
-    public var values: [String] { [value] + moreValues }
+    package var values: [String] { [value] + moreValues }
 }

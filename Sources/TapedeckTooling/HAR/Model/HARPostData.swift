@@ -1,20 +1,20 @@
 import Foundation
 
 /// A request body.
-public struct HARPostData: Sendable, Hashable, Codable {
+package struct HARPostData: Sendable, Hashable, Codable {
     /// The media type.
-    public var mimeType: String?
+    package var mimeType: String?
     /// The body as text, or base64 when `encoding` is `base64` (an extension several tools use).
-    public var text: String?
+    package var text: String?
     /// Form parameters, when a tool gave them instead of the text.
-    public var params: [HARParam]?
+    package var params: [HARParam]?
     /// `base64` when `text` is base64.
-    public var encoding: String?
+    package var encoding: String?
 
     private enum CodingKeys: String, CodingKey { case mimeType, text, params, encoding }
 
     /// Reads a body; `mimeType` may be an array (Polly.js), the first value is kept.
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         mimeType = try container.decodeLenientString(forKey: .mimeType)
         text = try container.decodeIfPresent(String.self, forKey: .text)
@@ -23,7 +23,7 @@ public struct HARPostData: Sendable, Hashable, Codable {
     }
 
     /// Creates a body.
-    public init(mimeType: String, text: String, params: [HARParam]? = nil, encoding: String? = nil) {
+    package init(mimeType: String, text: String, params: [HARParam]? = nil, encoding: String? = nil) {
         self.mimeType = mimeType
         self.text = text
         self.params = params

@@ -1,27 +1,27 @@
 import Foundation
 
 /// A request.
-public struct HARRequest: Sendable, Hashable, Codable {
+package struct HARRequest: Sendable, Hashable, Codable {
     /// The method.
-    public var method: String
+    package var method: String
     /// The absolute URL.
-    public var url: String
+    package var url: String
     /// The protocol, such as `HTTP/1.1`.
-    public var httpVersion: String?
+    package var httpVersion: String?
     /// Cookies sent.
-    public var cookies: [HARNameValue]?
+    package var cookies: [HARNameValue]?
     /// Headers in order.
-    public var headers: [HARNameValue]
+    package var headers: [HARNameValue]
     /// Query parameters.
-    public var queryString: [HARNameValue]?
+    package var queryString: [HARNameValue]?
     /// The body, if any.
-    public var postData: HARPostData?
+    package var postData: HARPostData?
     /// Header bytes, -1 when unknown.
-    public var headersSize: Int?
+    package var headersSize: Int?
     /// Body bytes, -1 when unknown.
-    public var bodySize: Int?
+    package var bodySize: Int?
     /// Tapedeck's custom field: the cassette URL was origin-form (`/path`), sent straight to the replay server.
-    public var originForm: Bool?
+    package var originForm: Bool?
 
     private enum CodingKeys: String, CodingKey {
         case method, url, httpVersion, cookies, headers, queryString, postData, headersSize, bodySize
@@ -29,7 +29,7 @@ public struct HARRequest: Sendable, Hashable, Codable {
     }
 
     /// Creates a request.
-    public init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue],
+    package init(method: String, url: String, headers: [HARNameValue], queryString: [HARNameValue],
                 cookies: [HARNameValue], postData: HARPostData?, bodySize: Int, originForm: Bool? = nil) {
         self.method = method
         self.url = url

@@ -1,28 +1,28 @@
 import Foundation
 
 /// A response.
-public struct HARResponse: Sendable, Hashable, Codable {
+package struct HARResponse: Sendable, Hashable, Codable {
     /// The status code; 0 for a request the browser never completed.
-    public var status: Int
+    package var status: Int
     /// The reason phrase.
-    public var statusText: String?
+    package var statusText: String?
     /// The protocol.
-    public var httpVersion: String?
+    package var httpVersion: String?
     /// Cookies set.
-    public var cookies: [HARNameValue]?
+    package var cookies: [HARNameValue]?
     /// Headers in order.
-    public var headers: [HARNameValue]
+    package var headers: [HARNameValue]
     /// The body.
-    public var content: HARContent
+    package var content: HARContent
     /// The Location of a redirect.
-    public var redirectURL: String?
+    package var redirectURL: String?
     /// Header bytes, -1 when unknown.
-    public var headersSize: Int?
+    package var headersSize: Int?
     /// Body bytes as transferred, -1 when unknown.
-    public var bodySize: Int?
+    package var bodySize: Int?
 
     /// Creates a response.
-    public init(status: Int, statusText: String, headers: [HARNameValue], cookies: [HARNameValue],
+    package init(status: Int, statusText: String, headers: [HARNameValue], cookies: [HARNameValue],
                 content: HARContent, redirectURL: String, bodySize: Int) {
         self.status = status
         self.statusText = statusText

@@ -1,24 +1,24 @@
 import Foundation
 
 /// The phases of an exchange in milliseconds, -1 when a phase does not apply.
-public struct HARTimings: Sendable, Hashable, Codable {
+package struct HARTimings: Sendable, Hashable, Codable {
     /// Waiting for a connection.
-    public var blocked: Double?
+    package var blocked: Double?
     /// Name resolution.
-    public var dns: Double?
+    package var dns: Double?
     /// Connecting, including TLS.
-    public var connect: Double?
+    package var connect: Double?
     /// Sending the request.
-    public var send: Double?
+    package var send: Double?
     /// Waiting for the first response byte.
-    public var wait: Double?
+    package var wait: Double?
     /// Reading the response.
-    public var receive: Double?
+    package var receive: Double?
     /// The TLS part of `connect`.
-    public var ssl: Double?
+    package var ssl: Double?
 
     /// Creates timings.
-    public init(blocked: Double? = -1, dns: Double? = -1, connect: Double? = -1, send: Double, wait: Double,
+    package init(blocked: Double? = -1, dns: Double? = -1, connect: Double? = -1, send: Double, wait: Double,
                 receive: Double, ssl: Double? = -1) {
         self.blocked = blocked
         self.dns = dns
