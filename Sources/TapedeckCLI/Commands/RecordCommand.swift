@@ -60,7 +60,7 @@ struct RecordCommand: AsyncParsableCommand {
         var configuration = server.configuration
         safety.apply(to: &configuration)
         server.warnIfExposed(command: "record")
-        let responder: RecordResponder
+        let responder: RecordingMode
         do {
             var playback = PlaybackOptions()
             try lifecycle.apply(to: &playback)
@@ -70,7 +70,7 @@ struct RecordCommand: AsyncParsableCommand {
                 passthroughHosts: Set(passthroughHost), upstreamTimeout: .seconds(Int64(upstreamTimeout)), playback: playback)
             settings.stubs = try lifecycle.loadStubs()
             settings.hooks = lifecycle.hooks
-            responder = try RecordResponder(settings: settings, configuration: configuration,
+            responder = try RecordingMode(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: configuration.authorityHome))
         } catch {
             FileHandleOutput.standardError("tapedeck record: \(error)")
@@ -83,7 +83,7 @@ struct RecordCommand: AsyncParsableCommand {
         let signals: TerminationSignal
         do {
             signals = try TerminationSignal.install()
-            running = try await TapedeckServer.start(configuration: configuration, responder: responder,
+            running = try await TapedeckServer.start(configuration: configuration, mode: responder,
                                                      group: MultiThreadedEventLoopGroup.singleton)
         } catch {
             FileHandleOutput.standardError("tapedeck record: cannot listen on \(server.host):\(server.port): \(error)")

@@ -49,7 +49,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let deck: ReplayDeck
         do {
             try lifecycle.apply(to: &options)
-            deck = try ReplayResponder.loadDeck(files: cassettes.map { URL(filePath: $0) },
+            deck = try ReplayMode.loadDeck(files: cassettes.map { URL(filePath: $0) },
                                                 stubFiles: lifecycle.stubFiles.map { URL(filePath: $0) },
                                                 options: options, hooks: lifecycle.hooks)
         } catch {
@@ -62,13 +62,13 @@ struct ReplayCommand: AsyncParsableCommand {
         safety.apply(to: &configuration)
         server.warnIfExposed(command: "replay")
         let library = configuration.cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) }
-        let responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
+        let responder = ReplayMode(deck: deck, library: library, configuration: configuration,
                                         authority: CertificateAuthority(home: configuration.authorityHome))
         let running: TapedeckServer
         let signals: TerminationSignal
         do {
             signals = try TerminationSignal.install()
-            running = try await TapedeckServer.start(configuration: configuration, responder: responder)
+            running = try await TapedeckServer.start(configuration: configuration, mode: responder)
         } catch {
             FileHandleOutput.standardError("tapedeck replay: cannot listen on \(server.host):\(server.port): \(error)")
             throw ExitCode(1)

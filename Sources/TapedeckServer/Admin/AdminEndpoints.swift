@@ -51,8 +51,7 @@ package struct AdminEndpoints: Sendable {
     /// Answers an admin request.
     package func respond(to request: IncomingRequest, sink: ResponseSink) {
         if let (status, reason) = guardian.refusal(for: request.head, port: request.serverPort) {
-            sink.send(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "admin-refused")]),
-                      body: ByteBuffer(string: reason + "\n"))
+            sink.refuse(Refusal(status, code: "admin-refused", reason))
             return
         }
         let path = request.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.head.uri

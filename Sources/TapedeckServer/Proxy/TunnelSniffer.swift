@@ -12,15 +12,15 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
     private let sslContext: NIOSSLContext
     private let host: String
     private let port: Int
-    private let responder: any Responder
+    private let front: any Responder
     private let configuration: ServerConfiguration
     private var decided = false
 
-    init(sslContext: NIOSSLContext, host: String, port: Int, responder: any Responder, configuration: ServerConfiguration) {
+    init(sslContext: NIOSSLContext, host: String, port: Int, front: any Responder, configuration: ServerConfiguration) {
         self.sslContext = sslContext
         self.host = host
         self.port = port
-        self.responder = responder
+        self.front = front
         self.configuration = configuration
     }
 
@@ -37,7 +37,7 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
         let origin = "\(scheme)://" + RequestTarget.authority(scheme: scheme, host: host, port: port)
         do {
             try ServerPipeline.addTunnelHandlers(context.pipeline.syncOperations, after: self, tls: isTLS ? sslContext : nil,
-                                                 origin: origin, responder: responder, configuration: configuration)
+                                                 origin: origin, front: front, configuration: configuration)
         } catch {
             context.close(promise: nil)
             return

@@ -230,16 +230,15 @@ final class UpstreamExchange {
             return  // nobody is left to answer, or the answer is under way
         case .timedOut:
             (status, code, message) = (.gatewayTimeout, "upstream-timeout",
-                                       "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded\n")
+                                       "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded")
         case .unreachable(let error), .broken(let error):
             (status, code, message) = (.badGateway, "upstream-unreachable",
-                                       "cannot reach the upstream for \(url): \(UpstreamFailureText.describe(error)); nothing was recorded\n")
+                                       "cannot reach the upstream for \(url): \(UpstreamFailureText.describe(error)); nothing was recorded")
         case .closedEarly:
             (status, code, message) = (.badGateway, "upstream-unreachable",
-                                       "the upstream for \(url) closed the connection without answering; nothing was recorded\n")
+                                       "the upstream for \(url) closed the connection without answering; nothing was recorded")
         }
-        sink.send(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", code)]),
-                  body: ByteBuffer(string: message))
+        sink.refuse(Refusal(status, code: code, message))
     }
 
     /// Fails the exchange when the upstream has been silent for the whole timeout; otherwise

@@ -35,12 +35,14 @@ struct ProxyAuthentication: Sendable {
         return .admitted
     }
 
-    /// The answer that asks for the credentials: status, headers and a reason to show.
-    static func challenge(toAdmin: Bool) -> (status: HTTPResponseStatus, header: (String, String), reason: String) {
+    /// The answer that asks for the credentials.
+    static func challenge(toAdmin: Bool) -> Refusal {
         toAdmin
-            ? (.unauthorized, ("WWW-Authenticate", "Basic realm=\"tapedeck\""),
-               "authentication required: send Authorization: Basic with the --proxy-auth credentials")
-            : (.proxyAuthenticationRequired, ("Proxy-Authenticate", "Basic realm=\"tapedeck\""),
-               "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)")
+            ? Refusal(.unauthorized, code: "proxy-auth-required",
+                      "authentication required: send Authorization: Basic with the --proxy-auth credentials",
+                      extraHeaders: [("WWW-Authenticate", "Basic realm=\"tapedeck\"")])
+            : Refusal(.proxyAuthenticationRequired, code: "proxy-auth-required",
+                      "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)",
+                      extraHeaders: [("Proxy-Authenticate", "Basic realm=\"tapedeck\"")])
     }
 }

@@ -4,7 +4,7 @@ import NIOCore
 /// the handlers a listening server installs on each accepted connection.
 package enum ConnectionServing {
     /// Installs the server's handlers on a channel; call it on the channel's event loop.
-    package static func configure(_ channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
-        try ServerPipeline.configure(channel: channel, responder: responder, configuration: configuration)
+    package static func configure(_ channel: any Channel, mode: any Mode, configuration: ServerConfiguration) throws {
+        try ServerPipeline.configure(channel: channel, front: FrontDoor(mode: mode), configuration: configuration)
     }
 }

@@ -7,9 +7,9 @@ import NIOSSL
 extension ExchangeHandler {
     /// Carries out the responder's plan for a `CONNECT host:port`.
     func openTunnel(context: ChannelHandlerContext, host: String, port: Int) {
-        switch responder.connectPlan(host: host, port: port) {
-        case .refuse(let status, let reason):
-            refuse(context: context, status: HTTPResponseStatus(statusCode: status), reason: reason)
+        switch front.connectPlan(host: host, port: port) {
+        case .refuse(let refusal):
+            refuse(refusal, context: context)
         case .relay:
             tunnelOpened()
             relay(context: context, host: host, port: port, tls: nil) { handler, context, _ in
@@ -20,12 +20,12 @@ extension ExchangeHandler {
             let written = writeTunnelEstablished(context: context)
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let configuration = configuration
-            let responder = responder
+            let front = front
             written.whenSuccess {
                 let (handler, context) = bound.value
                 do {
                     try ServerPipeline.switchToTunnel(context: context, handler: handler, sslContext: sslContext,
-                                                      host: host, port: port, responder: responder, configuration: configuration)
+                                                      host: host, port: port, front: front, configuration: configuration)
                 } catch {
                     context.close(promise: nil)
                 }
@@ -49,8 +49,8 @@ extension ExchangeHandler {
             let (handler, context) = bound.value
             switch result {
             case .failure(let error):
-                handler.refuse(context: context, status: .badGateway, reason: "cannot reach \(host):\(port): \(UpstreamFailureText.describe(error))",
-                               code: "upstream-unreachable")
+                handler.refuse(Refusal(.badGateway, code: "upstream-unreachable",
+                                       "cannot reach \(host):\(port): \(UpstreamFailureText.describe(error))"), context: context)
             case .success(let upstream):
                 prepare(handler, context, upstream).assumeIsolated().whenSuccess {
                     do {

@@ -16,14 +16,15 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var machine: ExchangeStateMachine
     /// Whether waiting parts are being taken up, so that a response ending meanwhile does not start again.
     private var isResuming = false
-    let responder: any Responder
+    /// Where complete requests go: the admin API or the mode.
+    let front: any Responder
     let configuration: ServerConfiguration
     private let tunnelOrigin: String?
     /// What lives as long as this connection (the recording proxy's upstream connection).
     private let scope = ConnectionScope()
 
-    init(responder: any Responder, configuration: ServerConfiguration, tunnelOrigin: String?) {
-        self.responder = responder
+    init(front: any Responder, configuration: ServerConfiguration, tunnelOrigin: String?) {
+        self.front = front
         self.configuration = configuration
         self.tunnelOrigin = tunnelOrigin
         // Inside a tunnel the client already authenticated on its CONNECT.
@@ -75,12 +76,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
             let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
                                     isHead: head.method == .HEAD, delayObserver: configuration.delayObserver)
-            responder.respond(to: request, sink: sink)
+            front.respond(to: request, sink: sink)
         case .refuse(let status, let reason):
-            writeRefusal(context: context, status: status, reason: reason)
+            writeLocalAnswer(Refusal(status, reason), context: context)
         case .challenge(let toAdmin):
-            let (status, header, reason) = ProxyAuthentication.challenge(toAdmin: toAdmin)
-            writeLocalAnswer(context: context, status: status, reason: reason, code: "proxy-auth-required", headers: [header])
+            writeLocalAnswer(ProxyAuthentication.challenge(toAdmin: toAdmin), context: context)
         case .planTunnel(let host, let port):
             openTunnel(context: context, host: host, port: port)
         }
@@ -142,27 +142,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers with a plain-text reason and closes the connection.
-    func refuse(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String, code: String = "bad-request") {
+    /// Refuses and closes the connection (a tunnel that cannot be opened).
+    func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
         machine.refused()
-        writeRefusal(context: context, status: status, reason: reason, code: code)
-    }
-
-    private func writeRefusal(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String,
-                              code: String = "bad-request") {
-        writeLocalAnswer(context: context, status: status, reason: reason, code: code, headers: [])
+        writeLocalAnswer(refusal, context: context)
     }
 
     /// Writes an answer of the connection's own (a refusal, a credentials challenge) as the answer under way.
-    private func writeLocalAnswer(context: ChannelHandlerContext, status: HTTPResponseStatus, reason: String,
-                                  code: String, headers extra: [(String, String)]) {
-        var body = context.channel.allocator.buffer(capacity: reason.utf8.count + 1)
-        body.writeString(reason + "\n")
-        let headers = HTTPHeaders(extra + [("Content-Type", "text/plain; charset=utf-8"),
-                                           ("Content-Length", String(body.readableBytes)), ("Tapedeck-Error", code)])
+    private func writeLocalAnswer(_ refusal: Refusal, context: ChannelHandlerContext) {
         let answer = machine.answer
-        writeHead(HTTPResponseHead(version: .http1_1, status: status, headers: headers), answer: answer, context: context)
-        writeBody(body, answer: answer, context: context)
+        writeHead(refusal.head, answer: answer, context: context)
+        writeBody(refusal.body, answer: answer, context: context)
         writeEnd(answer: answer, context: context, promise: nil)
     }
 

@@ -6,7 +6,7 @@ import TapedeckCore
 /// see this package's `package` declarations): a replay server whose real connection handlers
 /// it installs on an embedded channel. Nothing else of the server is public.
 @_spi(Fuzz) public struct FuzzedReplayServer: Sendable {
-    private let responder: ReplayResponder
+    private let mode: ReplayMode
     private let configuration: ServerConfiguration
 
     /// Loads `cassette`, selects others from `cassetteDirectory` by `Tapedeck-Cassette`, and keeps
@@ -14,14 +14,14 @@ import TapedeckCore
     public init(cassette: URL, cassetteDirectory: URL, authorityHome: URL, maxBodySize: Int) throws {
         configuration = ServerConfiguration(port: 0, maxBodySize: maxBodySize, cassetteDirectory: cassetteDirectory,
                                             authorityHome: authorityHome)
-        let deck = try ReplayResponder.loadDeck(files: [cassette], options: PlaybackOptions())
+        let deck = try ReplayMode.loadDeck(files: [cassette], options: PlaybackOptions())
         let library = CassetteLibrary(directory: cassetteDirectory, options: PlaybackOptions())
-        responder = ReplayResponder(deck: deck, library: library, configuration: configuration,
-                                    authority: CertificateAuthority(home: authorityHome))
+        mode = ReplayMode(deck: deck, library: library, configuration: configuration,
+                              authority: CertificateAuthority(home: authorityHome))
     }
 
     /// Installs the server's handlers on `channel`, as for an accepted connection.
     public func configure(_ channel: any Channel) throws {
-        try ConnectionServing.configure(channel, responder: responder, configuration: configuration)
+        try ConnectionServing.configure(channel, mode: mode, configuration: configuration)
     }
 }

@@ -6,7 +6,7 @@ import TapedeckCore
 /// How both servers answer what the core's player decided, and what they note of it: the
 /// journal entry, the expiry warning, and the unmatched status with its diagnosis. The replay
 /// server and the recording proxy (for what its cassette already holds) both answer here.
-struct PlaybackAnswers: Sendable {
+package struct PlaybackAnswers: Sendable {
     /// The request journal of the admin API.
     let journal: Journal
     /// The unmatched requests of the admin API.

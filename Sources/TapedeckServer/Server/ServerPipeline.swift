@@ -7,20 +7,20 @@ import NIOTLS
 /// Builds the handlers of a connection, and rebuilds them inside an intercepted TLS tunnel.
 enum ServerPipeline {
     /// Adds the handlers for a new connection: HTTP/1.1, or HTTP/2 by prior knowledge.
-    static func configure(channel: any Channel, responder: any Responder, configuration: ServerConfiguration) throws {
+    static func configure(channel: any Channel, front: any Responder, configuration: ServerConfiguration) throws {
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(ConnectionReadHandler(idleTimeout: configuration.idleTimeout))
-        try addEitherVersion(operations, responder: responder, configuration: configuration, origin: nil)
+        try addEitherVersion(operations, front: front, configuration: configuration, origin: nil)
     }
 
     /// Adds what serves a plain connection or tunnel once its first bytes say which HTTP it speaks.
-    private static func addEitherVersion(_ operations: ChannelPipeline.SynchronousOperations, responder: any Responder,
+    private static func addEitherVersion(_ operations: ChannelPipeline.SynchronousOperations, front: any Responder,
                                          configuration: ServerConfiguration, origin: String?) throws {
         try operations.addHandler(HTTPVersionSniffer { operations, isHTTP2 in
             if isHTTP2 {
-                try addHTTP2Handlers(operations, responder: responder, configuration: configuration, origin: origin)
+                try addHTTP2Handlers(operations, front: front, configuration: configuration, origin: origin)
             } else {
-                try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
+                try addHTTPHandlers(operations, front: front, configuration: configuration, origin: origin)
             }
         })
     }
@@ -29,7 +29,7 @@ enum ServerPipeline {
     /// the same ``ExchangeHandler`` as an HTTP/1.1 connection, behind SwiftNIO's translation of
     /// HTTP/2 frames into HTTP/1 request parts. Proxy authentication, sessions, latency, the
     /// journal and the admin API therefore work per stream.
-    static func addHTTP2Handlers(_ operations: ChannelPipeline.SynchronousOperations, responder: any Responder,
+    static func addHTTP2Handlers(_ operations: ChannelPipeline.SynchronousOperations, front: any Responder,
                                  configuration: ServerConfiguration, origin: String?) throws {
         // The read handling of an HTTP/1.1 connection holds reads between answers; HTTP/2 reads on
         // for every stream, and SwiftNIO's HTTP/2 handler applies flow control per stream.
@@ -46,7 +46,7 @@ enum ServerPipeline {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                    ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin),
+                    ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin),
                 ])
             }
         }
@@ -69,7 +69,7 @@ enum ServerPipeline {
     /// The largest header block accepted, as for HTTP/1.1 (`SETTINGS_MAX_HEADER_LIST_SIZE`).
     static let maxHeaderListSize = 64 * 1024
 
-    private static func addHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations, responder: any Responder,
+    private static func addHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations, front: any Responder,
                                         configuration: ServerConfiguration, origin: String?) throws {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = maxHeaderListSize
@@ -84,20 +84,20 @@ enum ServerPipeline {
             position: .last, withPipeliningAssistance: false, withServerUpgrade: (upgraders: [], completionHandler: { _ in }),
             withErrorHandling: false, withOutboundHeaderValidation: true, withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try operations.addHandler(ExchangeHandler(responder: responder, configuration: configuration, tunnelOrigin: origin))
+        try operations.addHandler(ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin))
     }
 
     /// Replaces the plain HTTP handlers after a `CONNECT` was answered: a sniffer then looks at
     /// the first bytes and serves HTTP inside the tunnel, behind TLS when the client starts TLS.
     /// SwiftNIO's idle handler, first, watches the tunnel's bytes for the idle timeout.
     static func switchToTunnel(context: ChannelHandlerContext, handler: ExchangeHandler, sslContext: NIOSSLContext,
-                               host: String, port: Int, responder: any Responder, configuration: ServerConfiguration) throws {
+                               host: String, port: Int, front: any Responder, configuration: ServerConfiguration) throws {
         let operations = context.pipeline.syncOperations
         let old = [handler] + (try plainHTTPHandlers(operations))
         let idle = IdleStateHandler(readTimeout: configuration.idleTimeout)
         try operations.addHandler(idle, position: .first)
         // Last, so the bytes the decoder kept after the `CONNECT` reach it when the decoder leaves.
-        try operations.addHandler(TunnelSniffer(sslContext: sslContext, host: host, port: port, responder: responder,
+        try operations.addHandler(TunnelSniffer(sslContext: sslContext, host: host, port: port, front: front,
                                                 configuration: configuration), position: .last)
         for handler in old { operations.removeHandler(handler, promise: nil) }
     }
@@ -105,19 +105,19 @@ enum ServerPipeline {
     /// Adds what serves the inside of a tunnel: TLS if asked for, then HTTP/2 or HTTP/1.1, as ALPN
     /// agreed (TLS) or the first bytes say (plain).
     static func addTunnelHandlers(_ operations: ChannelPipeline.SynchronousOperations, after sniffer: any ChannelHandler,
-                                  tls: NIOSSLContext?, origin: String, responder: any Responder,
+                                  tls: NIOSSLContext?, origin: String, front: any Responder,
                                   configuration: ServerConfiguration) throws {
         guard let tls else {
-            return try addEitherVersion(operations, responder: responder, configuration: configuration, origin: origin)
+            return try addEitherVersion(operations, front: front, configuration: configuration, origin: origin)
         }
         try operations.addHandler(NIOSSLServerHandler(context: tls), position: .after(sniffer))
         try operations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
             channel.eventLoop.makeCompletedFuture {
                 let operations = channel.pipeline.syncOperations
                 if case .negotiated("h2") = result {
-                    try addHTTP2Handlers(operations, responder: responder, configuration: configuration, origin: origin)
+                    try addHTTP2Handlers(operations, front: front, configuration: configuration, origin: origin)
                 } else {
-                    try addHTTPHandlers(operations, responder: responder, configuration: configuration, origin: origin)
+                    try addHTTPHandlers(operations, front: front, configuration: configuration, origin: origin)
                 }
             }
         })

@@ -21,10 +21,11 @@ package final class TapedeckServer: Sendable {
         self.ownsGroup = ownsGroup
     }
 
-    /// Binds and starts serving; returns once the socket listens.
-    package static func start(configuration: ServerConfiguration, responder: any Responder,
+    /// Binds and starts serving `mode`; returns once the socket listens.
+    package static func start(configuration: ServerConfiguration, mode: any Mode,
                              group: MultiThreadedEventLoopGroup? = nil) async throws -> TapedeckServer {
         let eventLoops = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let front = FrontDoor(mode: mode)
         do {
             let channel = try await ServerBootstrap(group: eventLoops)
                 .serverChannelOption(.backlog, value: 1024)
@@ -33,7 +34,7 @@ package final class TapedeckServer: Sendable {
                 .childChannelOption(.allowRemoteHalfClosure, value: false)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try ServerPipeline.configure(channel: channel, responder: responder, configuration: configuration)
+                        try ServerPipeline.configure(channel: channel, front: front, configuration: configuration)
                     }
                 }
                 .bind(host: configuration.host, port: configuration.port)

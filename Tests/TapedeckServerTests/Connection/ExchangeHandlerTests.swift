@@ -13,7 +13,7 @@ import Testing
     /// the test's thread.
     final class TestResponder: Responder, @unchecked Sendable {
         var answersAtOnce = true
-        var plan = ConnectPlan.refuse(status: 403, reason: "no tunnels to this host")
+        var plan = ConnectPlan.refuse(Refusal(.forbidden, "no tunnels to this host"))
         private(set) var requests: [IncomingRequest] = []
         private(set) var connects: [String] = []
         private var held: [ResponseSink] = []
@@ -53,7 +53,7 @@ import Testing
         let channel = EmbeddedChannel()
         var configuration = ServerConfiguration(maxBodySize: maxBodySize, idleTimeout: .seconds(60))
         configuration.proxyCredentials = proxyCredentials
-        try ServerPipeline.configure(channel: channel, responder: responder, configuration: configuration)
+        try ServerPipeline.configure(channel: channel, front: responder, configuration: configuration)
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return channel
     }

@@ -8,7 +8,7 @@ import TapedeckServer
 /// runs a test body and always stops it, saving the cassette.
 struct RecordHarness {
     let server: TapedeckServer
-    let responder: RecordResponder
+    let responder: RecordingMode
     let authorityHome: URL
 
     var base: String { server.url }
@@ -19,10 +19,10 @@ struct RecordHarness {
         let home = try Fixtures.temporaryDirectory()
         var configuration = ServerConfiguration(port: 0, authorityHome: home)
         configure(&configuration)
-        let responder = try RecordResponder(settings: settings, configuration: configuration,
+        let responder = try RecordingMode(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: home),
                                             logger: Logger(label: "tapedeck.record.test"))
-        let server = try await TapedeckServer.start(configuration: configuration, responder: responder)
+        let server = try await TapedeckServer.start(configuration: configuration, mode: responder)
         let harness = RecordHarness(server: server, responder: responder, authorityHome: home)
         do {
             let result = try await body(harness)

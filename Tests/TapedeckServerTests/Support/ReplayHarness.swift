@@ -8,7 +8,7 @@ struct ReplayHarness {
     /// The running server.
     let server: TapedeckServer
     /// The responder, to reach the journal.
-    let responder: ReplayResponder
+    let responder: ReplayMode
     /// The temporary CA folder.
     let authorityHome: URL
     /// Every delay scheduled, in order.
@@ -26,10 +26,10 @@ struct ReplayHarness {
         var configuration = ServerConfiguration(port: 0, cassetteDirectory: cassetteDirectory, authorityHome: home)
         configuration.delayObserver = { delay in delays.append(delay) }
         configure(&configuration)
-        let deck = try ReplayResponder.loadDeck(files: files, options: options)
-        let responder = ReplayResponder(deck: deck, library: cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) },
+        let deck = try ReplayMode.loadDeck(files: files, options: options)
+        let responder = ReplayMode(deck: deck, library: cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) },
                                         configuration: configuration, authority: CertificateAuthority(home: home))
-        let server = try await TapedeckServer.start(configuration: configuration, responder: responder)
+        let server = try await TapedeckServer.start(configuration: configuration, mode: responder)
         let harness = ReplayHarness(server: server, responder: responder, authorityHome: home, delays: delays)
         do {
             let result = try await body(harness)

@@ -9,7 +9,7 @@ import TapedeckCore
 /// rest upstream (one upstream connection per client connection), streams the answer back
 /// as it arrives, and records the finished exchange through the core's recorder (redacted,
 /// durably saved).
-package final class RecordResponder: Responder {
+package final class RecordingMode: Mode {
     /// The core recorder holding the cassette.
     package let recorder: Recorder
     /// The local CA for intercepted HTTPS.
@@ -17,8 +17,8 @@ package final class RecordResponder: Responder {
     private let settings: RecordSettings
     private let base: ReverseProxyTarget?
     private let forwarder: UpstreamForwarder
-    private let admin: AdminEndpoints
-    private let answers: PlaybackAnswers
+    package let admin: AdminEndpoints
+    package let answers: PlaybackAnswers
     private let logger: Logger
     private let inFlight = InFlightExchanges()
     private let recordingQueue: RecordingQueue
@@ -81,20 +81,11 @@ package final class RecordResponder: Responder {
         try recorder.finish()
     }
 
-    package func connectPlan(host: String, port: Int) -> ConnectPlan {
-        if settings.passthroughHosts.contains(host.lowercased()) { return .relay }
-        do {
-            return .intercept(try authority.serverContext(for: host))
-        } catch {
-            return .refuse(status: 502, reason: "cannot intercept TLS for \(host): \(error)")
-        }
+    package func passesThrough(host: String) -> Bool {
+        settings.passthroughHosts.contains(host)
     }
 
-    package func respond(to request: IncomingRequest, sink: ResponseSink) {
-        if request.isAdmin {
-            admin.respond(to: request, sink: sink)
-            return
-        }
+    package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
         var cassetteRequest = request.cassetteRequest()
         let target: RequestTarget
         if let base, request.head.uri.hasPrefix("/"), request.tunnelOrigin == nil {
@@ -102,43 +93,37 @@ package final class RecordResponder: Responder {
         } else {
             target = cassetteRequest.target
         }
-        guard let host = target.host else {
-            sink.send(status: .badRequest, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "bad-request")]),
-                      body: ByteBuffer(string: "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL\n"))
-            return
+        guard let host = target.host, let port = target.port else {
+            return .refuse(Refusal(.badRequest,
+                                   "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL"))
         }
         if cassetteRequest.headers.contains("Host"), let authority = target.authority {
             cassetteRequest.headers.set(name: "Host", value: authority)
         }
-        let session = ControlHeaders(request.head.headers).session
-        if request.head.headers.contains(name: "Upgrade"),
-           request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.caseInsensitiveEquals("websocket") }) {
-            tunnelUpgrade(request, as: cassetteRequest, sink: sink)
-            return
+        if request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.caseInsensitiveEquals("websocket") }) {
+            return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port))
         }
-        if settings.passthroughHosts.contains(host) {
-            forward(request, as: cassetteRequest, target: target, sink: sink, record: false)
-            return
+        if passesThrough(host: host) {
+            return .forward(forwarding(request, as: cassetteRequest, target: target, record: false))
         }
-        switch recorder.route(cassetteRequest, session: session) {
+        switch recorder.route(cassetteRequest, session: control.session) {
         case .replay(let playback):
             do {
                 let prepared = try PreparedResponse(playback.interaction)
-                answers.serve(playback, prepared: prepared, for: cassetteRequest, session: session, to: request, sink: sink)
+                return .play(playback, prepared: prepared, request: cassetteRequest, session: control.session)
             } catch {
-                sink.send(status: .internalServerError, body: ByteBuffer(string: "\(error)\n"))
+                return .refuse(Refusal(.internalServerError, code: "not-prepared", "interaction \(playback.index) cannot be served: \(error)"))
             }
         case .unmatched(let diagnosis):
-            answers.refuse(diagnosis, for: cassetteRequest, session: session, sink: sink)
+            return .unmatched(diagnosis, request: cassetteRequest, session: control.session)
         case .forward:
-            forward(request, as: cassetteRequest, target: target, sink: sink, record: true)
+            return .forward(forwarding(request, as: cassetteRequest, target: target, record: true))
         }
     }
 
-    /// WebSocket upgrades are tunnelled to the upstream untouched and not recorded.
-    private func tunnelUpgrade(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, sink: ResponseSink) {
+    /// WebSocket upgrades are relayed to the upstream untouched and not recorded.
+    private func upgradeTunnel(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, host: String, port: Int) -> UpstreamTunnel {
         let target = cassetteRequest.target
-        guard let host = target.host, let port = target.port else { return }
         var head = "\(request.head.method.rawValue) \(target.path)\(target.query.map { "?" + $0 } ?? "") HTTP/1.1\r\n"
         for (name, value) in request.head.headers where !ControlHeaders.isControl(name) {
             head += "\(name): \(name.lowercased() == "host" ? (cassetteRequest.headers["Host"] ?? value) : value)\r\n"
@@ -147,11 +132,13 @@ package final class RecordResponder: Responder {
         var bytes = ByteBuffer(string: head)
         var body = request.body
         bytes.writeBuffer(&body)
-        sink.tunnel(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil, initialBytes: bytes)
+        return UpstreamTunnel(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil, initialBytes: bytes)
     }
 
-    private func forward(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget, sink: ResponseSink,
-                         record: Bool) {
+    /// The request as the upstream gets it, and what happens to the finished exchange: recorded
+    /// (off the event loop), or only shown in the inspector (a passthrough host).
+    private func forwarding(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
+                            record: Bool) -> Forwarding {
         inFlight.enter()
         // The upstream gets the live values of the secrets that may go to its host (`--target` in
         // reverse mode, the hosts named with `@HOST`); the cassette gets the placeholders.
@@ -163,7 +150,8 @@ package final class RecordResponder: Responder {
         if !kept.isEmpty {
             logger.warning("secret \(kept.map { "<\($0)>" }.joined(separator: ", ")) not revealed to \(target.host ?? "?"): it is bound elsewhere; forwarded as written")
         }
-        forwarder.forward(upstream, as: cassetteRequest, target: upstreamTarget, sink: sink, spooling: record ? spooling : nil) { [self] result in
+        return Forwarding(forwarder: forwarder, request: upstream, cassetteRequest: cassetteRequest, target: upstreamTarget,
+                          spooling: record ? spooling : nil) { [self] result in
             let exchange: FinishedExchange
             switch result {
             case .success(let finished):

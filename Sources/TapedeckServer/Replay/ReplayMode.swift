@@ -4,17 +4,17 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// Serves cassettes: every match decision is the core player's, every delay the latency
+/// Replays cassettes: every match decision is the core player's, every delay the latency
 /// model's; responses come prepared from the deck. It never connects to any upstream.
-package final class ReplayResponder: Responder {
+package final class ReplayMode: Mode {
     /// The cassettes given on the command line.
     package let deck: ReplayDeck
     /// The cassettes `Tapedeck-Cassette` selects, if a folder was given.
     package let library: CassetteLibrary?
     /// The local CA for intercepted HTTPS.
     package let authority: CertificateAuthority
-    private let answers: PlaybackAnswers
-    private let admin: AdminEndpoints
+    package let answers: PlaybackAnswers
+    package let admin: AdminEndpoints
 
     /// The journal of requests.
     package var journal: Journal { answers.journal }
@@ -58,46 +58,24 @@ package final class ReplayResponder: Responder {
         return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
-    package func respond(to request: IncomingRequest, sink: ResponseSink) {
-        if request.isAdmin {
-            admin.respond(to: request, sink: sink)
-            return
-        }
-        let control = ControlHeaders(request.head.headers)
+    package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
         var deck = self.deck
         if let name = control.cassette {
-            guard let library else {
-                sink.send(status: .badRequest, headers: Self.errorHeaders,
-                          body: ByteBuffer(string: "Tapedeck-Cassette needs the server started with --cassette-dir\n"))
-                return
-            }
+            guard let library else { return .refuse(Refusal(.badRequest, "Tapedeck-Cassette needs the server started with --cassette-dir")) }
             switch library.deck(named: name) {
             case .success(let selected): deck = selected
-            case .failure(let error):
-                sink.send(status: .badRequest, headers: Self.errorHeaders, body: ByteBuffer(string: error.reason + "\n"))
-                return
+            case .failure(let error): return .refuse(Refusal(.badRequest, error.reason))
             }
         }
         let cassetteRequest = request.cassetteRequest()
         switch deck.player.play(cassetteRequest, session: control.session) {
         case .played(let playback):
             guard let response = deck.response(for: playback) else {
-                sink.send(status: .internalServerError, body: ByteBuffer(string: "interaction not prepared\n"))
-                return
+                return .refuse(Refusal(.internalServerError, code: "not-prepared", "interaction \(playback.index) was not prepared"))
             }
-            answers.serve(playback, prepared: response, for: cassetteRequest, session: control.session, to: request, sink: sink)
+            return .play(playback, prepared: response, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):
-            answers.refuse(diagnosis, for: cassetteRequest, session: control.session, sink: sink)
+            return .unmatched(diagnosis, request: cassetteRequest, session: control.session)
         }
     }
-
-    package func connectPlan(host: String, port: Int) -> ConnectPlan {
-        do {
-            return .intercept(try authority.serverContext(for: host))
-        } catch {
-            return .refuse(status: 502, reason: "cannot intercept TLS for \(host): \(error)")
-        }
-    }
-
-    private static let errorHeaders = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Tapedeck-Error", "bad-request")])
 }

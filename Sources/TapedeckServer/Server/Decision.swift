@@ -1,0 +1,43 @@
+import NIOCore
+import NIOSSL
+import TapedeckCore
+
+/// What a mode decided for one request. Modes (``ReplayMode``, ``RecordingMode``) only decide;
+/// ``FrontDoor`` carries every decision out on the connection.
+package enum Decision: Sendable {
+    /// Serve this played interaction (prepared once), noting it in the journal.
+    case play(Playback, prepared: PreparedResponse, request: CassetteRequest, session: String)
+    /// Nothing matched: the unmatched status with this diagnosis.
+    case unmatched(MatchDiagnosis, request: CassetteRequest, session: String)
+    /// Refuse with a status, a code and a reason.
+    case refuse(Refusal)
+    /// Send the request to the live service and stream its answer back.
+    case forward(Forwarding)
+    /// Hand the connection over to a byte relay to the upstream (a WebSocket upgrade).
+    case tunnel(UpstreamTunnel)
+}
+
+/// A request going to the live service: what to send, where, and what happens once the client has
+/// the whole answer (or the exchange failed).
+package struct Forwarding: Sendable {
+    /// The connections to the live service.
+    var forwarder: UpstreamForwarder
+    /// The request as the upstream gets it (secrets revealed to it).
+    var request: IncomingRequest
+    /// The request as the cassette keeps it.
+    var cassetteRequest: CassetteRequest
+    /// Where it goes.
+    var target: RequestTarget
+    /// Where a large answer's body is spooled as it passes; nil keeps it in memory (not recorded).
+    var spooling: LargeBodySpooling?
+    /// Called exactly once: with the exchange, or with why it failed.
+    var finished: @Sendable (Result<FinishedExchange, ExchangeFailure>) -> Void
+}
+
+/// A connection relayed to an upstream: where to, with what TLS, and the bytes to send first.
+package struct UpstreamTunnel: Sendable {
+    var host: String
+    var port: Int
+    var tls: NIOSSLContext?
+    var initialBytes: ByteBuffer
+}

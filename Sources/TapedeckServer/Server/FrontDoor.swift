@@ -1,0 +1,52 @@
+import NIOCore
+import TapedeckCore
+
+/// The one runner every request of a server goes through, whatever carried it (HTTP/1.1, an
+/// HTTP/2 stream, an intercepted tunnel): admin requests go to the admin API, every other request
+/// to the mode, and the mode's decision is carried out here on the request's ``ResponseSink``.
+/// Proxy authentication and malformed requests are answered earlier, by the connection
+/// (``ExchangeStateMachine``).
+package struct FrontDoor: Responder {
+    /// Replay or recording.
+    package let mode: any Mode
+
+    package init(mode: any Mode) {
+        self.mode = mode
+    }
+
+    /// Answers one complete request through the sink.
+    package func respond(to request: IncomingRequest, sink: ResponseSink) {
+        if request.isAdmin {
+            mode.admin.respond(to: request, sink: sink)
+            return
+        }
+        carryOut(mode.decide(request, control: ControlHeaders(request.head.headers)), for: request, sink: sink)
+    }
+
+    /// What a `CONNECT host:port` becomes: a relay for a passthrough host, TLS interception with a
+    /// certificate from the local CA otherwise.
+    package func connectPlan(host: String, port: Int) -> ConnectPlan {
+        if mode.passesThrough(host: host.lowercased()) { return .relay }
+        do {
+            return .intercept(try mode.authority.serverContext(for: host))
+        } catch {
+            return .refuse(Refusal(.badGateway, code: "tls-intercept-failed", "cannot intercept TLS for \(host): \(error)"))
+        }
+    }
+
+    private func carryOut(_ decision: Decision, for request: IncomingRequest, sink: ResponseSink) {
+        switch decision {
+        case .play(let playback, let prepared, let played, let session):
+            mode.answers.serve(playback, prepared: prepared, for: played, session: session, to: request, sink: sink)
+        case .unmatched(let diagnosis, let unmatched, let session):
+            mode.answers.refuse(diagnosis, for: unmatched, session: session, sink: sink)
+        case .refuse(let refusal):
+            sink.refuse(refusal)
+        case .forward(let forwarding):
+            forwarding.forwarder.forward(forwarding.request, as: forwarding.cassetteRequest, target: forwarding.target,
+                                         sink: sink, spooling: forwarding.spooling, finished: forwarding.finished)
+        case .tunnel(let tunnel):
+            sink.tunnel(host: tunnel.host, port: tunnel.port, tls: tunnel.tls, initialBytes: tunnel.initialBytes)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import NIOSSL
+import TapedeckCore
+
+/// What a server does with the requests it serves: replay cassettes (``ReplayMode``) or record
+/// through to the live service (``RecordingMode``). A mode only decides; it never touches a
+/// connection. ``FrontDoor`` handles what is the same for every mode (the admin API, `CONNECT`
+/// plans) and carries the decision out.
+package protocol Mode: Sendable {
+    /// The admin API of this mode's server: health, journal, stubs, the inspector.
+    var admin: AdminEndpoints { get }
+    /// How played and unmatched requests are answered and noted.
+    var answers: PlaybackAnswers { get }
+    /// The local CA that intercepted HTTPS is served with.
+    var authority: CertificateAuthority { get }
+
+    /// Decides one complete request (never an admin one), from any thread.
+    func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision
+
+    /// Whether `CONNECT` to `host` is relayed untouched rather than intercepted.
+    func passesThrough(host: String) -> Bool
+}
+
+extension Mode {
+    package func passesThrough(host: String) -> Bool { false }
+}
+
+/// What a `CONNECT` request turns into.
+package enum ConnectPlan: Sendable {
+    /// Answer 200, then intercept TLS with this server context and serve HTTP inside.
+    case intercept(NIOSSLContext)
+    /// Answer 200, then relay bytes untouched to the host (recording proxy passthrough).
+    case relay
+    /// Refuse.
+    case refuse(Refusal)
+}
+
+/// What a connection hands complete requests and `CONNECT`s to: ``FrontDoor`` in both servers;
+/// the connection tests stand in their own, to answer when they choose.
+package protocol Responder: Sendable {
+    /// Answers one complete request through the sink, now or later, on any thread.
+    func respond(to request: IncomingRequest, sink: ResponseSink)
+
+    /// What a `CONNECT host:port` becomes.
+    func connectPlan(host: String, port: Int) -> ConnectPlan
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+@testable import TapedeckServer
+import TapedeckCore
+import Testing
+
+/// The modes decide without a connection: a request in, a ``Decision`` out. What carries the
+/// decision out (``FrontDoor`` on a ``ResponseSink``) is tested over sockets and `EmbeddedChannel`.
+@Suite struct ModeDecisionTests {
+    private func request(_ uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [("Host", "api.example.test")]) -> IncomingRequest {
+        IncomingRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(headers)),
+                        body: ByteBuffer(), tunnelOrigin: nil, arrival: .now())
+    }
+
+    private func decide(_ mode: any Mode, _ request: IncomingRequest) -> Decision {
+        mode.decide(request, control: ControlHeaders(request.head.headers))
+    }
+
+    private func replayMode(library: CassetteLibrary? = nil) throws -> ReplayMode {
+        let home = try Fixtures.temporaryDirectory()
+        let configuration = ServerConfiguration(port: 0, authorityHome: home)
+        let deck = try ReplayMode.loadDeck(files: [Fixtures.exampleCassette], options: PlaybackOptions())
+        return ReplayMode(deck: deck, library: library, configuration: configuration, authority: CertificateAuthority(home: home))
+    }
+
+    private func recordingMode(target: String?, cassette: URL) throws -> RecordingMode {
+        let home = try Fixtures.temporaryDirectory()
+        return try RecordingMode(settings: RecordSettings(cassette: cassette, target: try target.map { try ReverseProxyTarget($0) }),
+                                 configuration: ServerConfiguration(port: 0, authorityHome: home),
+                                 authority: CertificateAuthority(home: home), logger: Logger(label: "tapedeck.test"))
+    }
+
+    @Test func replayPlaysWhatMatchesAndDiagnosesWhatDoesNot() throws {
+        let mode = try replayMode()
+        guard case .play(let playback, let prepared, let played, let session) = decide(mode, request("/plaintext?name=Shawn")) else {
+            Issue.record("a recorded request is played")
+            return
+        }
+        #expect(playback.index == 0)
+        #expect(prepared.head.status == .ok)
+        #expect(played.url == "/plaintext?name=Shawn")
+        #expect(session == "")
+        guard case .unmatched(let diagnosis, _, _) = decide(mode, request("/never-recorded")) else {
+            Issue.record("an unknown request is unmatched")
+            return
+        }
+        #expect(diagnosis.reason == .noMatch)
+    }
+
+    @Test func replayRefusesACassetteSelectionWithoutALibrary() throws {
+        let decision = decide(try replayMode(), request("/plaintext?name=Shawn", headers: [("Host", "x"), ("Tapedeck-Cassette", "other")]))
+        guard case .refuse(let refusal) = decision else {
+            Issue.record("refused, got \(decision)")
+            return
+        }
+        #expect(refusal.status == .badRequest)
+        #expect(refusal.code == "bad-request")
+        #expect(refusal.reason.contains("--cassette-dir"))
+    }
+
+    @Test func recordingForwardsWhatIsNewAndPlaysWhatItHolds() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appending(path: "c.json")
+        try FileManager.default.copyItem(at: Fixtures.exampleCassette, to: cassette)
+        let mode = try recordingMode(target: nil, cassette: cassette)  // a forward proxy: absolute-form requests
+        guard case .forward(let forwarding) = decide(mode, request("http://127.0.0.1:9/new")) else {
+            Issue.record("a new request is forwarded")
+            return
+        }
+        #expect(forwarding.target.host == "127.0.0.1")
+        #expect(forwarding.target.port == 9)
+        #expect(forwarding.spooling != nil, "what is forwarded to be recorded is spooled")
+        forwarding.finished(.failure(.clientGone))  // the exchange under way ends, as the forwarder would
+        #expect(mode.exchangesUnderWay == 0)
+        guard case .play = decide(mode, request("http://api.example.test/plaintext?name=Shawn")) else {
+            Issue.record("what the cassette holds is played (new-episodes)")
+            return
+        }
+    }
+
+    @Test func recordingWithoutATargetRefusesAnOriginFormRequest() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mode = try recordingMode(target: nil, cassette: folder.appending(path: "c.json"))
+        for upgrade in [[], [("Upgrade", "websocket"), ("Connection", "Upgrade")]] {
+            let decision = decide(mode, request("/anything", headers: [("Host", "x")] + upgrade))
+            guard case .refuse(let refusal) = decision else {
+                Issue.record("refused, got \(decision)")
+                continue
+            }
+            #expect(refusal.reason.contains("--target"))
+        }
+    }
+
+    @Test func recordingRelaysAWebSocketUpgradeAndPassesThroughNamedHosts() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mode = try recordingMode(target: "http://127.0.0.1:9", cassette: folder.appending(path: "c.json"))
+        let decision = decide(mode, request("/socket?x=1", headers: [("Host", "x"), ("Upgrade", "websocket"), ("Connection", "Upgrade")]))
+        guard case .tunnel(let tunnel) = decision else {
+            Issue.record("tunnelled, got \(decision)")
+            return
+        }
+        #expect(tunnel.host == "127.0.0.1" && tunnel.port == 9 && tunnel.tls == nil)
+        #expect(String(buffer: tunnel.initialBytes).hasPrefix("GET /socket?x=1 HTTP/1.1\r\n"))
+        #expect(String(buffer: tunnel.initialBytes).contains("Host: 127.0.0.1:9\r\n"))
+        #expect(!mode.passesThrough(host: "api.example.test"))
+    }
+
+    @Test func theFrontDoorRelaysPassthroughHostsAndInterceptsTheRest() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let home = try Fixtures.temporaryDirectory()
+        let settings = RecordSettings(cassette: folder.appending(path: "c.json"), passthroughHosts: ["auth.example.test"])
+        let mode = try RecordingMode(settings: settings, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                                     authority: CertificateAuthority(home: home), logger: Logger(label: "tapedeck.test"))
+        let front = FrontDoor(mode: mode)
+        guard case .relay = front.connectPlan(host: "AUTH.example.test", port: 443) else {
+            Issue.record("a passthrough host is relayed, whatever its case")
+            return
+        }
+        guard case .intercept = front.connectPlan(host: "api.example.test", port: 443) else {
+            Issue.record("other hosts are intercepted")
+            return
+        }
+    }
+}
