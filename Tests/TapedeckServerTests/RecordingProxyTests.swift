@@ -222,19 +222,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: cassette.path))
     }
 
-    @Test func silentUpstreamGives504AndRecordsNothing() async throws {
-        let settings = { (cassette: URL, upstream: TestUpstream) in
-            // Long enough that the request after it is answered in time on a loaded machine; /slow takes 3 s.
-            RecordSettings(cassette: cassette, target: upstream.target, upstreamTimeout: .seconds(1))
-        }
-        let stored = try await RecordHarness.recordFromTestUpstream(settings: settings) { harness, _ in
-            let result = try await Curl.run(["--include", harness.base + "/slow"])
-            #expect(result.text.hasPrefix("HTTP/1.1 504"))
-            #expect(result.text.contains("Tapedeck-Error: upstream-timeout"))
-            #expect(try await Curl.run([harness.base + "/plaintext?name=After"]).text == "Hello After!")
-        }.cassette
-        #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
-    }
+    // A silent upstream (504 at the timeout, nothing recorded, the connection goes on) is
+    // EmbeddedModeTests.aSilentUpstreamGets504AtTheTimeoutAndNothingIsRecorded, on the embedded clock.
 
     @Test func clientLeavingMidRequestOrMidResponseIsNotRecordedAndOthersAreServed() async throws {
         let stored = try await RecordHarness.recordFromTestUpstream { harness, upstream in

@@ -27,13 +27,15 @@ package final class RecordingMode: Mode {
 
     /// Opens the cassette and sets up upstream TLS; bad settings or a broken cassette throw.
     ///
-    /// - Parameter logger: told of what could not be saved or recorded (errors), and of expired
-    ///   interactions served and exchanges left unrecorded (warnings), one line each.
+    /// - Parameters:
+    ///   - logger: told of what could not be saved or recorded (errors), and of expired
+    ///     interactions served and exchanges left unrecorded (warnings), one line each.
+    ///   - dialer: how upstream connections are opened; tests hand in their own channels.
     package init(settings: RecordSettings, configuration: ServerConfiguration, authority: CertificateAuthority,
-                logger: Logger = Logger(label: "tapedeck.record")) throws {
+                 logger: Logger = Logger(label: "tapedeck.record"), dialer: UpstreamDialer = .socket) throws {
         self.settings = settings
         base = settings.target
-        forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout)
+        forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout, dialer: dialer)
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in logger.error("cannot save: \(error)") })

@@ -3,7 +3,7 @@ import NIOHTTP1
 import NIOSSL
 
 /// Where a forwarded request goes: scheme, host and port.
-struct UpstreamOrigin: Hashable, Sendable {
+package struct UpstreamOrigin: Hashable, Sendable {
     /// `http` or `https`.
     var scheme: String
     /// The host name or address, without brackets.
@@ -37,11 +37,10 @@ final class UpstreamConnection {
     /// Whether it is open and carries no exchange.
     var isIdle: Bool { channel.isActive && handler.exchange == nil && handler.isReusable }
 
-    /// Connects on `eventLoop`, with TLS (and SNI for names) when the origin is https.
-    static func connect(to origin: UpstreamOrigin, tls: NIOSSLContext, timeout: TimeAmount,
-                        on eventLoop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
-        let connecting = UpstreamSocket.connect(host: origin.host, port: origin.port, tls: origin.isSecure ? tls : nil,
-                                                timeout: timeout, on: eventLoop) { operations in
+    /// Connects on `eventLoop` through `dialer`, with TLS (and SNI for names) when the origin is https.
+    static func connect(to origin: UpstreamOrigin, tls: NIOSSLContext, timeout: TimeAmount, on eventLoop: any EventLoop,
+                        dialer: UpstreamDialer) -> EventLoopFuture<UpstreamConnection> {
+        let connecting = dialer.dial(origin, origin.isSecure ? tls : nil, timeout, eventLoop) { operations in
             // The headers sent come from the client's request, which the server's decoder validated.
             try operations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
             try operations.addHandler(UpstreamResponseHandler())

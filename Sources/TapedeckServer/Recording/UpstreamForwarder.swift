@@ -13,6 +13,8 @@ struct UpstreamForwarder: Sendable {
     let timeout: TimeAmount
     /// How long connecting may take before the answer is 502.
     let connectTimeout: TimeAmount = .seconds(10)
+    /// How connections are opened: sockets, or a test's channels.
+    var dialer: UpstreamDialer = .socket
 
     /// Forwards a request; `finished` is called exactly once, with the exchange when the client
     /// got the whole answer, with the cause when anything failed (the client then got 502/504 or a closed connection).
@@ -38,9 +40,9 @@ struct UpstreamForwarder: Sendable {
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
         let body = request.body
         let scope = sink.scope
-        let (tls, connectTimeout, loop) = (tls, connectTimeout, sink.eventLoop)
+        let (tls, connectTimeout, loop, dialer) = (tls, connectTimeout, sink.eventLoop, dialer)
         let connectAndSend = {
-            UpstreamConnection.connect(to: origin, tls: tls, timeout: connectTimeout, on: loop).assumeIsolated().whenComplete { result in
+            UpstreamConnection.connect(to: origin, tls: tls, timeout: connectTimeout, on: loop, dialer: dialer).assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let connection):
                     guard scope.keep(connection) else { return exchange.failed(.clientGone) }

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+@testable import TapedeckServer
+import TapedeckCore
+import Testing
+
+/// The real modes behind the real pipeline, with no socket and no wall clock: the client is an
+/// `EmbeddedChannel`, the live service another on the same embedded loop (``EmbeddedUpstream``),
+/// and time moves only when the test advances it.
+@Suite struct EmbeddedModeTests {
+    /// The live service: every connection the proxy opens is an `EmbeddedChannel` the test reads
+    /// the request from and writes the answer into. Everything runs on the test's thread.
+    final class EmbeddedUpstream: @unchecked Sendable {
+        let loop: EmbeddedEventLoop
+        private(set) var connections: [EmbeddedChannel] = []
+
+        init(loop: EmbeddedEventLoop) {
+            self.loop = loop
+        }
+
+        var dialer: UpstreamDialer {
+            UpstreamDialer { [self] _, _, _, _, addHandlers in
+                let channel = EmbeddedChannel(loop: loop)
+                do {
+                    try addHandlers(channel.pipeline.syncOperations)
+                    try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+                } catch {
+                    return loop.makeFailedFuture(error)
+                }
+                connections.append(channel)
+                return loop.makeSucceededFuture(channel)
+            }
+        }
+
+        /// What the proxy sent on the latest connection so far.
+        func received() throws -> String {
+            loop.run()
+            var text = ""
+            while let data = try connections.last?.readOutbound(as: IOData.self) {
+                if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
+            }
+            return text
+        }
+
+        /// Answers on the latest connection.
+        func answer(_ text: String) throws {
+            try connections.last?.writeInbound(ByteBuffer(string: text))
+            loop.run()
+        }
+    }
+
+    private func client(_ mode: any Mode, on loop: EmbeddedEventLoop) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(loop: loop)
+        try ConnectionServing.configure(channel, mode: mode, configuration: ServerConfiguration(port: 0))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return channel
+    }
+
+    private func written(_ channel: EmbeddedChannel) throws -> String {
+        channel.embeddedEventLoop.run()
+        var text = ""
+        while let data = try channel.readOutbound(as: IOData.self) {
+            if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
+        }
+        return text
+    }
+
+    private func recordingMode(_ cassette: URL, upstream: EmbeddedUpstream, timeout: TimeAmount = .seconds(60)) throws -> RecordingMode {
+        let home = try Fixtures.temporaryDirectory()
+        let settings = RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:9"), upstreamTimeout: timeout)
+        return try RecordingMode(settings: settings, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                                 authority: CertificateAuthority(home: home), logger: Logger(label: "tapedeck.test"),
+                                 dialer: upstream.dialer)
+    }
+
+    @Test func aSilentUpstreamGets504AtTheTimeoutAndNothingIsRecorded() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appending(path: "c.json")
+        let loop = EmbeddedEventLoop()
+        let upstream = EmbeddedUpstream(loop: loop)
+        let mode = try recordingMode(cassette, upstream: upstream, timeout: .seconds(5))
+        let channel = try client(mode, on: loop)
+
+        try channel.writeInbound(ByteBuffer(string: "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(try upstream.received().hasPrefix("GET /slow HTTP/1.1\r\n"))
+        loop.advanceTime(by: .milliseconds(4_999))
+        #expect(try written(channel) == "", "the upstream still has time")
+        loop.advanceTime(by: .milliseconds(1))
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"))
+        #expect(answer.contains("Tapedeck-Error: upstream-timeout\r\n"))
+
+        // The connection goes on: the next request reaches the upstream on a new connection and is recorded.
+        try channel.writeInbound(ByteBuffer(string: "GET /plaintext?name=After HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(upstream.connections.count == 2)
+        #expect(try upstream.received().hasPrefix("GET /plaintext?name=After HTTP/1.1\r\n"))
+        try upstream.answer("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello After!")
+        #expect(try written(channel).hasSuffix("\r\n\r\nHello After!"))
+        _ = try channel.finish(acceptAlreadyClosed: true)
+
+        try await mode.shutdown()
+        let stored = try CassetteCodec().load(cassette)
+        #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
+        #expect(stored.interactions.first?.response.body.text == "Hello After!")
+    }
+
+    @Test func replayedLatencyIsKeptOnTheEventLoopsClock() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let deck = try ReplayMode.loadDeck(files: [Fixtures.exampleCassette],
+                                           options: PlaybackOptions(latency: LatencyModel(.fixed(milliseconds: 300))))
+        let mode = ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                              authority: CertificateAuthority(home: home))
+        let loop = EmbeddedEventLoop()
+        let channel = try client(mode, on: loop)
+        try channel.writeInbound(ByteBuffer(string: "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: api.example.test\r\n\r\n"))
+        loop.advanceTime(by: .milliseconds(299))
+        #expect(try written(channel) == "")
+        loop.advanceTime(by: .milliseconds(1))
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(answer.hasSuffix("Hello Shawn!"))
+        _ = try channel.finish(acceptAlreadyClosed: true)
+    }
+}
