@@ -177,9 +177,6 @@ private final class UpstreamHandler: ChannelInboundHandler {
             send(context, status: .found, headers: [("Location", "/plaintext?name=Redirected")])
         case (.GET, "/counter"):
             send(context, headers: [("Content-Type", "text/plain")], body: Data("answer \(number) for \(pairs["i"] ?? "-")".utf8))
-        case (.GET, "/slow"):
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .seconds(3)) { let (h, c) = bound.value; h.send(c, body: Data("late".utf8)) }
         case (.GET, "/stall-body"):
             var fields = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "20")])
             fields.add(name: "X-Stall", value: "1")
