@@ -71,6 +71,14 @@ package final class Player: Sendable {
     /// The names of the cassettes, in search order.
     package var cassettes: [String] { cassetteNames }
 
+    /// Each cassette's name with its interactions, in search order.
+    package var cassetteContents: [(name: String, interactions: ArraySlice<Interaction>)] {
+        cassetteNames.indices.map { number in
+            let end = number + 1 < firstIndexOfCassette.count ? firstIndexOfCassette[number + 1] : interactions.count
+            return (cassetteNames[number], interactions[firstIndexOfCassette[number]..<end])
+        }
+    }
+
     /// Serves a request for a session (`""` is the shared default session).
     ///
     /// A miss comes back with its nearest recordings and stubs unless `explainingMisses` is false:

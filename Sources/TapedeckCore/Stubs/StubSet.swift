@@ -31,6 +31,8 @@ public final class StubSet: Sendable {
         var nextID = 1
         /// Positions in `entries` by method (or `*`) and first literal path segment (or "").
         var index: [String: [String: [Int]]] = [:]
+        /// How many stubs match their path with a regular expression.
+        var regexCount = 0
         /// Scenario states and play counts per session, for at most ``Player/sessionCapacity`` sessions.
         var scenarios = LRUCache<String, [String: String]>(capacity: Player.sessionCapacity)
         var playCounts = LRUCache<String, [String: Int]>(capacity: Player.sessionCapacity)
@@ -87,6 +89,12 @@ public final class StubSet: Sendable {
                 .filter { session == nil || state.entries[$0].session == nil || state.entries[$0].session == session }
                 .map { state.entries[$0].stub }
         }
+    }
+
+    /// Whether any stub matches with a regular expression, whose evaluation may take up to its
+    /// budget (``StubRegex``): the servers then decide off the event loop.
+    package var mayMatchSlowly: Bool {
+        state.withLock { $0.regexCount > 0 }
     }
 
     /// Removes the stub with this id; false when there is none.
@@ -221,6 +229,7 @@ public final class StubSet: Sendable {
     /// a time costs time linear in their number.
     private static func index(_ position: Int, in state: inout State) {
         let request = state.entries[position].stub.request
+        if request.pathRegex != nil { state.regexCount += 1 }
         let method = request.method.map { $0 == "*" ? "*" : $0.uppercased() } ?? "*"
         state.index[method, default: [:]][request.firstLiteralSegment ?? "", default: []].append(position)
     }
@@ -228,6 +237,7 @@ public final class StubSet: Sendable {
     /// Indexes every entry anew, after removals moved positions.
     private static func reindex(_ state: inout State) {
         state.index = [:]
+        state.regexCount = 0
         for position in state.entries.indices { index(position, in: &state) }
     }
 

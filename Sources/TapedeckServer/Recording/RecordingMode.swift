@@ -24,6 +24,8 @@ package final class RecordingMode: Mode {
     private let recordingQueue: RecordingQueue
     /// How recorded answers' large bodies are spooled to the cassette's side files.
     private let spooling: LargeBodySpooling
+    /// What the cassette held when it was opened, prepared for the wire once, as the replay server's.
+    private let prepared: PreparedResponses
 
     /// Opens the cassette and sets up upstream TLS; bad settings or a broken cassette throw.
     ///
@@ -40,6 +42,7 @@ package final class RecordingMode: Mode {
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in logger.error("cannot save: \(error)") })
         spooling = LargeBodySpooling(recorder: recorder)
+        prepared = try PreparedResponses(recorder.player)
         self.logger = logger
         self.authority = authority
         answers = PlaybackAnswers(configuration: configuration, logger: logger, redaction: settings.redaction,
@@ -87,6 +90,8 @@ package final class RecordingMode: Mode {
         settings.passthroughHosts.contains(host)
     }
 
+    package var mayDecideSlowly: Bool { recorder.stubs.mayMatchSlowly }
+
     package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
         var cassetteRequest = request.cassetteRequest()
         let target: RequestTarget
@@ -110,12 +115,7 @@ package final class RecordingMode: Mode {
         }
         switch recorder.route(cassetteRequest, session: control.session) {
         case .replay(let playback):
-            do {
-                let prepared = try PreparedResponse(playback.interaction)
-                return .play(playback, prepared: prepared, request: cassetteRequest, session: control.session)
-            } catch {
-                return .refuse(Refusal(.internalServerError, code: "not-prepared", "interaction \(playback.index) cannot be served: \(error)"))
-            }
+            return .playing(playback, from: prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):
             return .unmatched(diagnosis, request: cassetteRequest, session: control.session)
         case .forward:

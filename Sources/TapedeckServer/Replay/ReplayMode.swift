@@ -58,6 +58,10 @@ package final class ReplayMode: Mode {
         return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
+    package var mayDecideSlowly: Bool {
+        deck.player.stubs.mayMatchSlowly || (library?.loaded.contains { $0.player.stubs.mayMatchSlowly } ?? false)
+    }
+
     package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
         var deck = self.deck
         if let name = control.cassette {
@@ -70,10 +74,7 @@ package final class ReplayMode: Mode {
         let cassetteRequest = request.cassetteRequest()
         switch deck.player.play(cassetteRequest, session: control.session) {
         case .played(let playback):
-            guard let response = deck.response(for: playback) else {
-                return .refuse(Refusal(.internalServerError, code: "not-prepared", "interaction \(playback.index) was not prepared"))
-            }
-            return .play(playback, prepared: response, request: cassetteRequest, session: control.session)
+            return .playing(playback, from: deck.prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):
             return .unmatched(diagnosis, request: cassetteRequest, session: control.session)
         }

@@ -17,6 +17,20 @@ package enum Decision: Sendable {
     case tunnel(UpstreamTunnel)
 }
 
+extension Decision {
+    /// Plays `playback` with its answer from `responses`; an answer that cannot be sent (a stub's
+    /// body that cannot be encoded) is refused with 500.
+    static func playing(_ playback: Playback, from responses: PreparedResponses, request: CassetteRequest,
+                        session: String) -> Decision {
+        do {
+            return .play(playback, prepared: try responses.response(for: playback), request: request, session: session)
+        } catch {
+            return .refuse(Refusal(.internalServerError, code: "not-prepared",
+                                   "interaction \(playback.index) of \(playback.cassette) cannot be sent: \(error)"))
+        }
+    }
+}
+
 /// A request going to the live service: what to send, where, and what happens once the client has
 /// the whole answer (or the exchange failed).
 package struct Forwarding: Sendable {

@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import TapedeckCore
 
@@ -20,7 +21,14 @@ package struct FrontDoor: Responder {
             mode.admin.respond(to: request, sink: sink)
             return
         }
-        carryOut(mode.decide(request, control: ControlHeaders(request.head.headers)), for: request, sink: sink)
+        let control = ControlHeaders(request.head.headers)
+        guard mode.mayDecideSlowly else {
+            return carryOut(mode.decide(request, control: control), for: request, sink: sink)
+        }
+        // The sink writes on its connection's event loop from any thread.
+        DispatchQueue.global().async { [self] in
+            carryOut(mode.decide(request, control: control), for: request, sink: sink)
+        }
     }
 
     /// What a `CONNECT host:port` becomes: a relay for a passthrough host, TLS interception with a

@@ -18,6 +18,10 @@ package protocol Mode: Sendable {
 
     /// Whether `CONNECT` to `host` is relayed untouched rather than intercepted.
     func passesThrough(host: String) -> Bool
+
+    /// Whether deciding may take long (a stub's regular expression, up to its time budget): the
+    /// front door then decides off the event loop.
+    var mayDecideSlowly: Bool { get }
 }
 
 extension Mode {

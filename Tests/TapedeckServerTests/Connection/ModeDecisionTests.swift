@@ -128,3 +128,20 @@ import Testing
         }
     }
 }
+
+extension ModeDecisionTests {
+    @Test func aModeWithARegexStubDecidesOffTheEventLoop() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let deck = try ReplayMode.loadDeck(files: [Fixtures.exampleCassette], options: PlaybackOptions())
+        let mode = ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                              authority: CertificateAuthority(home: home))
+        #expect(!mode.mayDecideSlowly, "literal matching stays on the event loop")
+        let ids = mode.deck.player.stubs.add([
+            Stub(request: RequestPattern(pathRegex: try StubRegex("^/orders/(a+)+$")), response: StubResponse(status: 200)),
+        ])
+        #expect(mode.mayDecideSlowly)
+        mode.deck.player.stubs.remove(id: ids[0])
+        #expect(!mode.mayDecideSlowly)
+    }
+}
