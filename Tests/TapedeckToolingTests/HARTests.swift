@@ -30,6 +30,21 @@ struct HARTests {
         #expect(imported.cassette.interactions == cassette.interactions)
     }
 
+    @Test("httpVersion and trailers survive the round trip; a browser's HAR version is read")
+    func roundTripKeepsVersionAndTrailers() throws {
+        var call = Interactions.get("/demo.Greeter/SayHello", answer: "hi")
+        call.httpVersion = "2"
+        call.response.trailers = ["grpc-status": "0", "grpc-message": "fine"]
+        let exporter = HARExporter()
+        let bytes = try exporter.encode(exporter.export(Cassette(interactions: [call])).document)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#""httpVersion" : "HTTP/2""#) && text.contains(#""_trailers""#), "\(text)")
+        let back = try HARImporter().importData(bytes, file: "e.har").cassette.interactions
+        #expect(back == [call])
+        #expect(HARImporter.httpVersion("h2") == "2" && HARImporter.httpVersion("HTTP/1.1") == "1.1")
+        #expect(HARImporter.httpVersion("spdy/3") == nil)
+    }
+
     @Test("origin-form URLs, missing timing and hand-set delays survive the round trip")
     func roundTripKeepsTapedeckOnlyFields() throws {
         var delayed = Interactions.get("/local?x=1", answer: "x", headers: ["Host": "svc.test"], timed: false)

@@ -24,6 +24,16 @@ struct InspectTests {
         #expect(summary.firstByteMs == nil)
     }
 
+    @Test("the HTTP version and the trailers' names are shown")
+    func versionAndTrailersAreShown() {
+        var call = Interactions.get("/demo.Greeter/SayHello", answer: "hi", timed: false)
+        call.httpVersion = "2"
+        call.response.trailers = ["grpc-status": "0"]
+        let summary = InteractionSummary(index: 0, interaction: call)
+        #expect(summary.line.hasSuffix("no timing  HTTP/2  trailers grpc-status"), "\(summary.line)")
+        #expect(summary.trailers == ["grpc-status"])
+    }
+
     @Test("tapedeck inspect --json prints every interaction for scripts")
     func commandPrintsJSON() throws {
         let outcome = try ToolingTestSupport.tapedeck("inspect", ToolingTestSupport.exampleCassette.path, "--json")

@@ -111,6 +111,7 @@ extension CassetteResponse: Codable {
         }
         headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
         body = try container.decodeBody(forKey: .body, sideFiles: decoder.sideFiles)
+        trailers = try container.decodeIfPresent(HeaderList.self, forKey: .trailers)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -118,6 +119,7 @@ extension CassetteResponse: Codable {
         try container.encode(status, forKey: .status)
         try container.encode(headers, forKey: .headers)
         try container.encodeBody(body, forKey: .body, sideFiles: encoder.sideFiles)
+        try container.encodeIfPresent(trailers, forKey: .trailers)
     }
 }
 
@@ -160,6 +162,11 @@ extension Interaction: Codable {
         timing = try container.decodeIfPresent(Timing.self, forKey: .timing)
         delayMs = try container.decodeDelayIfPresent(forKey: .delayMs)
         chunks = try container.decodeIfPresent([StreamChunk].self, forKey: .chunks)
+        httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion)
+        if let httpVersion, !["1.0", "1.1", "2"].contains(httpVersion) {
+            throw DecodingError.dataCorruptedError(forKey: .httpVersion, in: container,
+                                                   debugDescription: "httpVersion \"\(httpVersion)\" is not \"1.0\", \"1.1\" or \"2\"")
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -170,6 +177,7 @@ extension Interaction: Codable {
         try container.encodeIfPresent(timing, forKey: .timing)
         try container.encodeIfPresent(delayMs, forKey: .delayMs)
         try container.encodeIfPresent(chunks, forKey: .chunks)
+        try container.encodeIfPresent(httpVersion, forKey: .httpVersion)
     }
 }
 

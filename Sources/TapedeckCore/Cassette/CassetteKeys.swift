@@ -6,13 +6,13 @@
 enum CassetteCodingKey: String, CodingKey { case version, meta, interactions, stubs }
 
 /// The members of one interaction.
-enum InteractionCodingKey: String, CodingKey { case recordedAt, request, response, timing, delayMs, chunks }
+enum InteractionCodingKey: String, CodingKey { case recordedAt, request, response, timing, delayMs, chunks, httpVersion }
 
 /// The members of a recorded request.
 enum RequestCodingKey: String, CodingKey { case method, url, headers, body }
 
 /// The members of a recorded response.
-enum ResponseCodingKey: String, CodingKey { case status, headers, body }
+enum ResponseCodingKey: String, CodingKey { case status, headers, body, trailers }
 
 /// The members of one streamed chunk: its time and its bytes as text or base64.
 enum ChunkCodingKey: String, CodingKey { case atMs, text, base64 }

@@ -35,12 +35,16 @@ public struct CassetteResponse: Sendable, Hashable {
     public var headers: HeaderList
     /// The body, stored decoded when the content coding is gzip or deflate.
     public var body: Body
+    /// The trailing headers sent after the body (HTTP/2 trailers, HTTP/1.1 chunked trailers; gRPC's
+    /// `grpc-status` lives here), nil when the response had none.
+    public var trailers: HeaderList?
 
     /// Creates a response.
-    public init(status: Int, headers: HeaderList = [:], body: Body = .empty) {
+    public init(status: Int, headers: HeaderList = [:], body: Body = .empty, trailers: HeaderList? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.trailers = trailers
     }
 
     /// The gzip or deflate coding replay applies to the stored body, if any: none for a body kept

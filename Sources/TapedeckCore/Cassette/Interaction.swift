@@ -14,10 +14,13 @@ public struct Interaction: Sendable, Hashable {
     public var delayMs: Double?
     /// A streamed response body (such as `text/event-stream`) with the time offset of each piece.
     public var chunks: [StreamChunk]?
+    /// The HTTP version the exchange was recorded over, `"1.1"` or `"2"`: informational, never matched.
+    public var httpVersion: String?
 
     /// Creates an interaction.
     public init(recordedAt: String? = nil, request: CassetteRequest, response: CassetteResponse,
-                timing: Timing? = nil, delayMs: Double? = nil, chunks: [StreamChunk]? = nil) {
+                timing: Timing? = nil, delayMs: Double? = nil, chunks: [StreamChunk]? = nil, httpVersion: String? = nil) {
+        self.httpVersion = httpVersion
         self.recordedAt = recordedAt
         self.request = request
         self.response = response

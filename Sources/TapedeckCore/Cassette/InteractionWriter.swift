@@ -55,6 +55,7 @@ struct InteractionWriter {
                 }
             }
             if let delayMs = interaction.delayMs { writer.key(InteractionCodingKey.delayMs); writer.number(delayMs) }
+            if let httpVersion = interaction.httpVersion { writer.key(InteractionCodingKey.httpVersion); writer.string(httpVersion) }
             if let recordedAt = interaction.recordedAt { writer.key(InteractionCodingKey.recordedAt); writer.string(recordedAt) }
             writer.key(InteractionCodingKey.request)
             writer.object { writer in
@@ -68,6 +69,7 @@ struct InteractionWriter {
                 writer.body(interaction.response.body)
                 writer.key(ResponseCodingKey.headers); writer.headers(interaction.response.headers)
                 writer.key(ResponseCodingKey.status); writer.integer(interaction.response.status)
+                if let trailers = interaction.response.trailers { writer.key(ResponseCodingKey.trailers); writer.headers(trailers) }
             }
             if let timing = interaction.timing {
                 writer.key(InteractionCodingKey.timing)

@@ -37,6 +37,10 @@ package struct Redactor: Sendable {
         let requestType = result.request.headers["Content-Type"], responseType = result.response.headers["Content-Type"]
         redactHeaders(&result.request.headers, names: rules.requestHeaders, side: "request", changes: &changes)
         redactHeaders(&result.response.headers, names: rules.responseHeaders, side: "response", changes: &changes)
+        if var trailers = result.response.trailers {
+            redactHeaders(&trailers, names: rules.responseHeaders, side: "response trailer", changes: &changes)
+            result.response.trailers = trailers
+        }
         redactQuery(in: &result.request.url, changes: &changes)
         redactBody(&result.request.body, contentType: requestType, side: "request", changes: &changes)
         redactBody(&result.response.body, contentType: responseType, side: "response", changes: &changes)

@@ -112,6 +112,7 @@ public struct Secrets: Sendable, Hashable {
         var result = interaction
         result.request = conceal(interaction.request)
         result.response.headers = replacing(in: interaction.response.headers, pairs: concealing)
+        result.response.trailers = interaction.response.trailers.map { replacing(in: $0, pairs: concealing) }
         result.response.body = replacing(in: interaction.response.body, pairs: concealing)
         result.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: replacing(in: $0.data, pairs: concealing)) }
         return result

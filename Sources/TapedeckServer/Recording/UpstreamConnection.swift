@@ -111,9 +111,9 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
                 try? options.setOption(.autoRead, value: true)
                 channel.read()
             }
-        case .end:
+        case .end(let trailers):
             self.exchange = nil
-            exchange.receivedEnd(connectionReusable: isReusable)
+            exchange.receivedEnd(trailers: trailers, connectionReusable: isReusable)
         }
     }
 

@@ -51,6 +51,8 @@ final class UpstreamExchange {
     private struct ResponseSoFar {
         var status: Int
         var headers: HeaderList
+        /// The version the upstream answered in: `"1.1"`, `"1.0"` or `"2"`.
+        var httpVersion: String
         /// Whether the answer is a server-sent event stream, kept as timed chunks.
         var isStream: Bool
         var firstByte: NIODeadline
@@ -122,7 +124,9 @@ final class UpstreamExchange {
             forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
         }
         let isStream = head.headers.first(name: "Content-Type").map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
-        state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, isStream: isStream, firstByte: now))
+        let version = head.version.major >= 2 ? "2" : "\(head.version.major).\(head.version.minor)"
+        state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, httpVersion: version, isStream: isStream,
+                                         firstByte: now))
         sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
     }
 
@@ -168,18 +172,20 @@ final class UpstreamExchange {
         sink.flush()
     }
 
-    func receivedEnd(connectionReusable: Bool) {
+    func receivedEnd(trailers: HTTPHeaders?, connectionReusable: Bool) {
         guard case .receiving(let response) = state else { return }
         state = .done
         let end = sink.eventLoop.now
         if !connectionReusable { connection?.close() }
         connection = nil
+        let kept = trailers.map { HeaderList($0.map { HeaderField(name: $0.name, value: $0.value) }) }
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),
-                                                       totalMs: Self.milliseconds(end - start)))
+                                                       totalMs: Self.milliseconds(end - start)),
+                                        trailers: kept, httpVersion: response.httpVersion)
         let finished = finished
-        sink.end().assumeIsolated().whenComplete { written in
+        sink.end(trailers: trailers).assumeIsolated().whenComplete { written in
             // The end fails when the client went away before everything was written to it.
             switch written {
             case .success:
@@ -276,6 +282,10 @@ struct FinishedExchange: Sendable {
     var spool: SideFileSpool? = nil
     let chunks: [StreamChunk]?
     let timing: Timing
+    /// The trailing headers, nil when the upstream sent none.
+    var trailers: HeaderList? = nil
+    /// The version the upstream answered in.
+    var httpVersion: String? = nil
 
     /// The most body bytes, request and response together, of an exchange recorded on the event loop.
     static let lightLimit = 16 * 1024
@@ -296,7 +306,8 @@ struct FinishedExchange: Sendable {
         } else {
             stored = chunks == nil ? Body.storing(received: body, contentEncoding: headers["Content-Encoding"]) : .empty
         }
-        let response = CassetteResponse(status: status, headers: headers, body: stored)
-        return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks)
+        let response = CassetteResponse(status: status, headers: headers, body: stored, trailers: trailers)
+        return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks,
+                           httpVersion: httpVersion)
     }
 }

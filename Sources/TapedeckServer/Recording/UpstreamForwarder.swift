@@ -73,6 +73,8 @@ struct UpstreamForwarder: Sendable {
             }
             headers.add(name: name, value: value)
         }
+        // The proxy passes trailers on to a client that takes them, so it asks for them.
+        if request.head.takesTrailers { headers.add(name: "TE", value: "trailers") }
         let announcesBody = request.head.headers.contains(name: "Content-Length") || request.head.headers.contains(name: "Transfer-Encoding")
         if request.body.readableBytes > 0 || announcesBody {
             headers.add(name: "Content-Length", value: String(request.body.readableBytes))

@@ -15,13 +15,15 @@ import TapedeckCore
 /// whatever the client accepts, so preparing a cassette of large bodies costs no more than a small one.
 package struct PreparedResponse: Sendable {
     /// The status and headers.
-    package let head: HTTPResponseHead
+    package private(set) var head: HTTPResponseHead
     /// The whole body as sent (empty for a streamed response).
     package let body: ByteBuffer
     /// The pieces of a streamed response, in order; nil for an ordinary body.
     package let chunks: [ByteBuffer]?
     /// The side file whose bytes are the body, sent from disk; ``body`` is empty then.
     package let file: BodyFile?
+    /// The trailing headers sent after the body, nil when the recording had none.
+    package private(set) var trailers: HTTPHeaders?
     /// The recorded response, for the variants other clients need; nil when there is only one variant.
     private let recorded: CassetteResponse?
 
@@ -59,6 +61,7 @@ package struct PreparedResponse: Sendable {
         }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
                   body: body, file: file, chunks: chunks, recorded: recorded)
+        trailers = response.trailers.map { HTTPHeaders($0.map { ($0.name, $0.value) }) }
     }
 
     private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
@@ -81,15 +84,31 @@ package struct PreparedResponse: Sendable {
         variant.body = Body(data)
         var fields = HTTPHeaders()
         for field in variant.headers where !HeaderList.isHopByHop(field.name) { fields.add(name: field.name, value: field.value) }
-        return PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
-                                body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
+        var negotiated = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
+                                          body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
+        negotiated.trailers = trailers
+        return negotiated
+    }
+
+    /// The response as framed for this request: trailers go to an HTTP/2 client, and to an
+    /// HTTP/1.1 client that sent `TE: trailers` (chunked, so without Content-Length); any other
+    /// client gets the response without them.
+    package func framed(for request: HTTPRequestHead) -> PreparedResponse {
+        guard trailers != nil, request.version.major < 2 else { return self }
+        var framed = self
+        if request.takesTrailers {
+            framed.head.headers.remove(name: "Content-Length")
+        } else {
+            framed.trailers = nil
+        }
+        return framed
     }
 
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).
     package func adding(header name: String, value: String) -> PreparedResponse {
-        var head = head
-        head.headers.add(name: name, value: value)
-        return PreparedResponse(head: head, body: body, file: file, chunks: chunks, recorded: recorded)
+        var added = self
+        added.head.headers.add(name: name, value: value)
+        return added
     }
 }
 

@@ -75,7 +75,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             request.adminEnabled = configuration.adminEnabled
             if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
             let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
-                                    isHead: head.method == .HEAD, delayObserver: configuration.delayObserver)
+                                    for: head, delayObserver: configuration.delayObserver)
             front.respond(to: request, sink: sink)
         case .refuse(let status, let reason):
             writeLocalAnswer(Refusal(status, reason), context: context)
@@ -124,18 +124,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Ends answer `answer`, then keeps the connection for the next request or closes it.
-    func writeEnd(answer: Int, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+    func writeEnd(answer: Int, context: ChannelHandlerContext, trailers: HTTPHeaders? = nil, promise: EventLoopPromise<Void>?) {
         guard machine.accepts(answer) else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
         switch machine.responseEnded() {
         case .keepAlive:
-            context.write(wrapOutboundOut(.end(nil)), promise: promise)
+            context.write(wrapOutboundOut(.end(trailers)), promise: promise)
             scope.deferredFlush.flush(context.channel)
             resumeWaiting(context: context)
         case .close:
-            let closing = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            let closing = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
             closing.cascade(to: promise)
             let channel = context.channel
             closing.whenComplete { _ in channel.close(promise: nil) }

@@ -10,6 +10,7 @@ extension ResponseSink {
     /// through this one place.
     package func serve(_ playback: Playback, prepared: PreparedResponse, to request: IncomingRequest) {
         var response = prepared.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
+            .framed(for: request.head)
         if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
         if let fault = playback.fault {
             fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)

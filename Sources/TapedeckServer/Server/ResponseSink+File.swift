@@ -7,6 +7,7 @@ import Musl
 import Darwin
 #endif
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import TapedeckCore
 
@@ -20,7 +21,7 @@ extension ResponseSink {
     /// out in bounded memory, over plain TCP and TLS alike. A file that cannot be read, or turns
     /// out shorter than the Content-Length sent, or whose bytes do not have the SHA-256 it is named
     /// after (logged, naming the file), closes the connection, so the client sees a cut body.
-    static func writeFile(_ file: BodyFile, answer: Int, handler: ExchangeHandler, context: ChannelHandlerContext) {
+    static func writeFile(_ file: BodyFile, answer: Int, trailers: HTTPHeaders?, handler: ExchangeHandler, context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler, context), eventLoop: loop)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
@@ -45,7 +46,7 @@ extension ResponseSink {
             let (handler, context) = bound.value
             let digest = hash.value.finalize().hexadecimal
             if case .success = result, sent.value == file.size, digest == file.digest || !file.isNamedByContent {
-                handler.writeEnd(answer: answer, context: context, promise: nil)
+                handler.writeEnd(answer: answer, context: context, trailers: trailers, promise: nil)
             } else {
                 if sent.value == file.size, digest != file.digest {
                     Logger(label: "tapedeck.replay").error("\(SideFileError.digestMismatch(file.url.path, found: digest))")

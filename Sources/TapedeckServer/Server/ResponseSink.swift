@@ -11,6 +11,8 @@ package struct ResponseSink: Sendable {
     package let eventLoop: any EventLoop
     /// Whether the request was `HEAD`, so no body may be sent.
     package let isHead: Bool
+    /// Whether the client takes trailing headers (``NIOHTTP1/HTTPRequestHead/takesTrailers``); others are dropped.
+    package let takesTrailers: Bool
     /// The number of the answer this sink writes; the handler drops writes for any other (``ExchangeStateMachine/accepts(_:)``).
     let answer: Int
     let handler: NIOLoopBound<ExchangeHandler>
@@ -18,11 +20,12 @@ package struct ResponseSink: Sendable {
     private let connectionScope: NIOLoopBound<ConnectionScope>
     private let delayObserver: (@Sendable (ResponseDelay) -> Void)?
 
-    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, answer: Int, isHead: Bool,
+    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, answer: Int, for request: HTTPRequestHead,
          delayObserver: (@Sendable (ResponseDelay) -> Void)?) {
         eventLoop = context.eventLoop
         self.answer = answer
-        self.isHead = isHead
+        isHead = request.method == .HEAD
+        takesTrailers = request.takesTrailers
         self.handler = NIOLoopBound(handler, eventLoop: context.eventLoop)
         self.context = NIOLoopBound(context, eventLoop: context.eventLoop)
         connectionScope = NIOLoopBound(scope, eventLoop: context.eventLoop)
@@ -86,7 +89,7 @@ package struct ResponseSink: Sendable {
                     at(offset) { let (h, c) = bound.value; h.writeBody(chunk, answer: answer, context: c, flush: true) }
                 }
                 let last = max(delay.total, delay.chunks.last ?? .zero, delay.head)
-                at(last) { let (h, c) = bound.value; h.writeEnd(answer: answer, context: c, promise: nil) }
+                at(last) { let (h, c) = bound.value; h.writeEnd(answer: answer, context: c, trailers: response.trailers, promise: nil) }
             } else {
                 at(max(delay.total, delay.head)) {
                     let (h, c) = bound.value
@@ -100,11 +103,11 @@ package struct ResponseSink: Sendable {
     private static func writeBodyAndEnd(_ response: PreparedResponse, isHead: Bool, answer: Int, handler: ExchangeHandler,
                                         context: ChannelHandlerContext) {
         if !isHead, let file = response.file {
-            writeFile(file, answer: answer, handler: handler, context: context)
+            writeFile(file, answer: answer, trailers: response.trailers, handler: handler, context: context)
             return
         }
         if !isHead && response.body.readableBytes > 0 { handler.writeBody(response.body, answer: answer, context: context) }
-        handler.writeEnd(answer: answer, context: context, promise: nil)
+        handler.writeEnd(answer: answer, context: context, trailers: isHead ? nil : response.trailers, promise: nil)
     }
 
     /// Runs `body` on the connection's event loop with a promise it completes. Called off that
@@ -179,10 +182,13 @@ package struct ResponseSink: Sendable {
     }
 
     /// Ends the response (streaming); completes when written.
-    package func end() -> EventLoopFuture<Void> {
-        guard eventLoop.inEventLoop else { return onLoop { handler, context, promise in handler.writeEnd(answer: answer, context: context, promise: promise) } }
+    package func end(trailers: HTTPHeaders? = nil) -> EventLoopFuture<Void> {
+        let trailers = takesTrailers ? trailers : nil
+        guard eventLoop.inEventLoop else {
+            return onLoop { handler, context, promise in handler.writeEnd(answer: answer, context: context, trailers: trailers, promise: promise) }
+        }
         let promise = eventLoop.makePromise(of: Void.self)
-        handler.value.writeEnd(answer: answer, context: context.value, promise: promise)
+        handler.value.writeEnd(answer: answer, context: context.value, trailers: trailers, promise: promise)
         return promise.futureResult
     }
 

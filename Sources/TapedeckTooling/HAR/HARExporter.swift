@@ -53,7 +53,7 @@ package struct HARExporter: Sendable {
             request: request(interaction.request), response: response(interaction),
             timings: HARTimings(send: 0, wait: first, receive: max(0, total - first)),
             recordedAt: interaction.recordedAt, delayMs: interaction.delayMs, chunks: interaction.chunks,
-            noTiming: interaction.timing == nil ? true : nil)
+            noTiming: interaction.timing == nil ? true : nil, noHTTPVersion: interaction.httpVersion == nil ? true : nil)
     }
 
     private func request(_ request: CassetteRequest) -> HARRequest {
@@ -92,7 +92,8 @@ package struct HARExporter: Sendable {
         return HARResponse(status: response.status, statusText: HTTPReasonPhrase.phrase(for: response.status),
                            headers: Self.pairs(response.headers),
                            cookies: response.headers.values(for: "Set-Cookie").compactMap { Self.cookies(in: $0).first },
-                           content: content, redirectURL: response.headers["Location"] ?? "", bodySize: wireSize)
+                           content: content, redirectURL: response.headers["Location"] ?? "", bodySize: wireSize,
+                           httpVersion: interaction.httpVersion, trailers: response.trailers.map(Self.pairs))
     }
 
     /// UTF-8 text as it is, anything else as base64.
@@ -101,7 +102,7 @@ package struct HARExporter: Sendable {
         return (data.base64EncodedString(), "base64")
     }
 
-    private static func pairs(_ headers: HeaderList) -> [HARNameValue] {
+    static func pairs(_ headers: HeaderList) -> [HARNameValue] {
         headers.map { HARNameValue(name: $0.name, value: $0.value) }
     }
 

@@ -104,14 +104,27 @@ package struct HARImporter: Sendable {
                                                  stillEncoded: content.stillEncoded == true)
         let recordedAt = writtenByTapedeck ? entry.recordedAt : entry.recordedAt
             ?? HARDates.parse(entry.startedDateTime).map { HARDates.format($0, plusMilliseconds: max(0, entry.time)) }
+        let trailers = try entry.response.trailers.map { pairs throws(ToolingError) in
+            try Self.headers(pairs, place: "\(place).response._trailers", file: file)
+        }
         let response = CassetteResponse(status: entry.response.status, headers: responseHeaders,
-                                        body: entry.chunks == nil ? responseBody : .empty)
+                                        body: entry.chunks == nil ? responseBody : .empty, trailers: trailers)
         return Interaction(recordedAt: recordedAt,
                            request: CassetteRequest(method: entry.request.method.uppercased(), url: url,
                                                     headers: requestHeaders, body: Body(requestBody)),
                            response: response,
                            timing: entry.noTiming == true ? nil : Self.timing(of: entry),
-                           delayMs: entry.delayMs, chunks: entry.chunks)
+                           delayMs: entry.delayMs, chunks: entry.chunks, httpVersion: entry.noHTTPVersion == true ? nil : Self.httpVersion(entry.response.httpVersion))
+    }
+
+    /// The cassette's `httpVersion` for a HAR one (`HTTP/2`, `h2`, `HTTP/1.1`...); nil when unknown.
+    static func httpVersion(_ har: String?) -> String? {
+        switch har?.lowercased() {
+        case "http/2", "http/2.0", "h2", "h2c": "2"
+        case "http/1.1": "1.1"
+        case "http/1.0": "1.0"
+        default: nil
+        }
     }
 
     /// Headers a cassette keeps: no HTTP/2 pseudo-headers (`:authority`), no hop-by-hop ones; a value

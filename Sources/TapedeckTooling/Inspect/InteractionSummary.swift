@@ -25,6 +25,10 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
     package var totalMs: Double?
     /// A hand-set delay, when present.
     package var delayMs: Double?
+    /// The HTTP version it was recorded over, when known.
+    package var httpVersion: String?
+    /// The names of the response's trailers, when it had any.
+    package var trailers: [String]?
 
     /// Summarises an interaction at a position.
     package init(index: Int, interaction: Interaction) {
@@ -40,6 +44,8 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
         firstByteMs = interaction.timing?.firstByteMs
         totalMs = interaction.timing?.totalMs
         delayMs = interaction.delayMs
+        httpVersion = interaction.httpVersion
+        trailers = interaction.response.trailers.map { $0.fields.map(\.name) }
     }
 
     /// Summaries of every interaction of a cassette, in order.
@@ -60,6 +66,8 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
             parts.append("no timing")
         }
         if let delayMs { parts.append("delay \(Self.milliseconds(delayMs)) ms") }
+        if let httpVersion { parts.append("HTTP/\(httpVersion)") }
+        if let trailers { parts.append("trailers \(trailers.joined(separator: ","))") }
         return parts.joined(separator: "  ")
     }
 

@@ -171,6 +171,14 @@ private final class UpstreamHandler: ChannelInboundHandler {
         case (.GET, "/deflate-text"):
             let compressed = try! ContentCoding.deflate.encode(Data("deflated words".utf8))
             send(context, headers: [("Content-Type", "text/plain"), ("Content-Encoding", "deflate")], body: compressed)
+        case (.GET, "/trailers"):
+            // A chunked answer with trailing headers, as a gRPC server ends a call; the body says whether TE: trailers came.
+            let asked = head.headers[canonicalForm: "TE"].contains { $0.lowercased() == "trailers" }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok,
+                                                                 headers: HTTPHeaders([("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")])))),
+                          promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: asked ? "te=trailers" : "te=none")))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(HTTPHeaders([("Grpc-Status", "0"), ("X-Checksum", "abc")]))), promise: nil)
         case (.GET, "/events"):
             streamEvents(context)
         case (.GET, "/redirect"):

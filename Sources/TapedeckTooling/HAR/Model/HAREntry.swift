@@ -23,16 +23,19 @@ package struct HAREntry: Sendable, Hashable, Codable {
     package var chunks: [StreamChunk]?
     /// Tapedeck's custom field: the cassette had no timing (HAR requires numbers).
     package var noTiming: Bool?
+    /// Tapedeck's custom field: the cassette had no `httpVersion` (HAR requires one).
+    package var noHTTPVersion: Bool?
 
     private enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, cache, timings
         case recordedAt = "_recordedAt", delayMs = "_delayMs", chunks = "_chunks", noTiming = "_noTiming"
+        case noHTTPVersion = "_noHTTPVersion"
     }
 
     /// Creates an entry.
     package init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse,
                 timings: HARTimings?, recordedAt: String? = nil, delayMs: Double? = nil,
-                chunks: [StreamChunk]? = nil, noTiming: Bool? = nil) {
+                chunks: [StreamChunk]? = nil, noTiming: Bool? = nil, noHTTPVersion: Bool? = nil) {
         self.startedDateTime = startedDateTime
         self.time = time
         self.request = request
@@ -43,5 +46,6 @@ package struct HAREntry: Sendable, Hashable, Codable {
         self.delayMs = delayMs
         self.chunks = chunks
         self.noTiming = noTiming
+        self.noHTTPVersion = noHTTPVersion
     }
 }

@@ -20,13 +20,22 @@ package struct HARResponse: Sendable, Hashable, Codable {
     package var headersSize: Int?
     /// Body bytes as transferred, -1 when unknown.
     package var bodySize: Int?
+    /// Trailing headers (`_trailers`, Tapedeck's own field: HAR has none).
+    package var trailers: [HARNameValue]?
+
+    enum CodingKeys: String, CodingKey {
+        case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
+        case trailers = "_trailers"
+    }
 
     /// Creates a response.
     package init(status: Int, statusText: String, headers: [HARNameValue], cookies: [HARNameValue],
-                content: HARContent, redirectURL: String, bodySize: Int) {
+                content: HARContent, redirectURL: String, bodySize: Int, httpVersion: String? = nil,
+                trailers: [HARNameValue]? = nil) {
         self.status = status
         self.statusText = statusText
-        self.httpVersion = "HTTP/1.1"
+        self.httpVersion = httpVersion.map { $0 == "2" ? "HTTP/2" : "HTTP/\($0)" } ?? "HTTP/1.1"
+        self.trailers = trailers
         self.cookies = cookies
         self.headers = headers
         self.content = content
