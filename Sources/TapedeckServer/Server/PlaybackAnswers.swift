@@ -51,7 +51,11 @@ package struct PlaybackAnswers: Sendable {
         let (kept, _, removed) = redaction.clean(request: request, response: nil)
         let shown = redaction.clean(diagnosis, request: kept, removed: removed)
         unmatched.append(shown)
-        exchanges?.add(entry, request: request, status: Int(unmatchedStatus.code), diagnosis: diagnosis)
+        exchanges?.add(entry, request: request, status: GRPCMiss.isGRPC(request) ? 200 : Int(unmatchedStatus.code), diagnosis: diagnosis)
+        if GRPCMiss.isGRPC(request) {
+            sink.send(status: .ok, headers: GRPCMiss.headers, trailers: GRPCMiss.trailers(for: shown))
+            return
+        }
         sink.send(status: unmatchedStatus,
                   headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
                   body: ByteBuffer(bytes: JSONBodies.encode(shown)))

@@ -44,16 +44,21 @@ package struct ResponseSink: Sendable {
         }
     }
 
-    /// Sends a whole response at once.
-    package func send(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer = ByteBuffer()) {
+    /// Sends a whole response at once, with `trailers` after the body when the client takes them.
+    package func send(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer = ByteBuffer(),
+                      trailers: HTTPHeaders? = nil) {
         var headers = headers
-        headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        let trailers = takesTrailers ? trailers : nil
+        if trailers == nil {
+            // With trailers the body is framed by the stream's end (HTTP/2) or by chunks (HTTP/1.1).
+            headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        }
         let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
         let isHead = isHead
         onLoop { handler, context in
             handler.writeHead(head, answer: answer, context: context)
             if !isHead && body.readableBytes > 0 { handler.writeBody(body, answer: answer, context: context) }
-            handler.writeEnd(answer: answer, context: context, promise: nil)
+            handler.writeEnd(answer: answer, context: context, trailers: trailers, promise: nil)
         }
     }
 

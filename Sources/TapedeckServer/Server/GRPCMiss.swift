@@ -1,0 +1,56 @@
+import NIOHTTP1
+import TapedeckCore
+
+/// How a gRPC client hears that nothing matched (SPEC section 12): HTTP status 200 with no message
+/// and trailers `grpc-status: 12` (UNIMPLEMENTED) and a `grpc-message` naming the nearest recording
+/// and its first difference. Never an HTTP 599, which a gRPC client reports as a transport failure.
+enum GRPCMiss {
+    /// Whether a request is a gRPC call: its Content-Type is `application/grpc` or a variant (`+proto`, `+json`).
+    static func isGRPC(_ request: CassetteRequest) -> Bool {
+        guard let type = request.headers["Content-Type"]?.lowercased() else { return false }
+        return type == "application/grpc" || type.hasPrefix("application/grpc+") || type.hasPrefix("application/grpc;")
+    }
+
+    /// The status line and headers of the answer, without a body.
+    static let headers = HTTPHeaders([("Content-Type", "application/grpc"), ("Tapedeck-Error", "no-match")])
+
+    /// The trailers: status 12 and the reason, percent-encoded as gRPC requires.
+    static func trailers(for diagnosis: MatchDiagnosis) -> HTTPHeaders {
+        HTTPHeaders([("grpc-status", "12"), ("grpc-message", percentEncoded(message(for: diagnosis)))])
+    }
+
+    /// `no recording matched /demo.Greeter/SayHello; nearest #3: body differs ...`.
+    static func message(for diagnosis: MatchDiagnosis) -> String {
+        let path = RequestTarget(diagnosis.request.url).path
+        var text: String
+        switch diagnosis.reason {
+        case .noMatch: text = "no recording matched \(path)"
+        case .exhausted: text = "every recording of \(path) was already played"
+        case .expired: text = "every recording of \(path) has expired"
+        }
+        if let nearest = diagnosis.nearest.first {
+            let difference = nearest.differences.first ?? nearest.failedRules.first ?? "differs"
+            text += "; nearest #\(nearest.index) in \(nearest.cassette): \(difference)"
+        }
+        return text
+    }
+
+    /// gRPC's percent-encoding of `grpc-message`: every byte outside printable ASCII, and `%`, as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            if byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "%") {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return encoded
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
