@@ -51,7 +51,8 @@ struct SchemaTests {
                         response: CassetteResponse(status: 200, headers: ["Content-Type": "text/event-stream"]),
                         chunks: [StreamChunk(atMs: 0, data: Data("data: a\n\n".utf8)), StreamChunk(atMs: 5, data: Data([0xFF]))]),
             Interaction(recordedAt: "2026-11-21T10:00:05.000Z", request: request("POST", "/demo.Greeter/SayHello"),
-                        response: CassetteResponse(status: 200, body: Body(text: "hi"), trailers: ["grpc-status": "0"]),
+                        response: CassetteResponse(status: 200, body: Body(Data([0, 0, 0, 0, 2, 0x0A, 0x00]), style: .grpc),
+                                                   trailers: ["grpc-status": "0"]),
                         httpVersion: "2"),
         ])
         try CassetteCodec(sideFileThreshold: 1024).save(written, to: file)

@@ -14,9 +14,9 @@ import Testing
       "recordedAt": "2026-11-21T10:00:00.000Z", "httpVersion": "2",
       "request": {"method": "POST", "url": "http://greeter.test/demo.Greeter/SayHello",
                   "headers": {"content-type": ["application/grpc"], "te": ["trailers"]},
-                  "body": {"base64": "AAAAAAUKA0FkYQ=="}},
+                  "body": {"grpc": [{"base64": "CgNBZGE=", "compressed": false}]}},
       "response": {"status": 200, "headers": {"content-type": ["application/grpc"]},
-                   "body": {"base64": "AAAAAA0KC0hlbGxvLCBBZGEh"},
+                   "body": {"grpc": [{"base64": "CgtIZWxsbywgQWRhIQ=="}]},
                    "trailers": {"grpc-status": ["0"], "grpc-message": [""]}}
     }]}
     """#

@@ -15,6 +15,8 @@ public struct Body: Sendable {
         case automatic
         /// `{"json": value}`: kept for hand-written fixtures.
         case json
+        /// `{"grpc": [messages]}`: a gRPC body, written as its length-prefixed messages (``GRPCMessage``).
+        case grpc
     }
 
     /// Where the bytes are.

@@ -12,13 +12,13 @@ extension KeyedDecodingContainer {
         guard present.count == 1, let form = present.first else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: self,
-                debugDescription: "a body has exactly one of \"text\", \"base64\", \"json\" or \"file\"")
+                debugDescription: "a body has exactly one of \"text\", \"base64\", \"json\", \"file\" or \"grpc\"")
         }
         var decoded = try Self.bodyForm(form, in: body, sideFiles: sideFiles)
         if try body.decodeIfPresent(Bool.self, forKey: .encoded) == true {
-            guard decoded.style != .json else {
+            guard decoded.style == .automatic else {
                 throw DecodingError.dataCorruptedError(forKey: .encoded, in: body,
-                                                       debugDescription: "a \"json\" body cannot be \"encoded\"")
+                                                       debugDescription: "a \"json\" or \"grpc\" body cannot be \"encoded\"")
             }
             decoded.isEncoded = true
         }
@@ -41,6 +41,8 @@ extension KeyedDecodingContainer {
             return Body(data)
         case .json:
             return Body(try body.decode(JSONValue.self, forKey: .json).compactData, style: .json)
+        case .grpc:
+            return Body(GRPCMessage.frame(try body.decode([GRPCMessage].self, forKey: .grpc)), style: .grpc)
         case .file:
             let name = try body.decode(String.self, forKey: .file)
             do {
@@ -63,6 +65,8 @@ extension KeyedEncodingContainer {
             try body.encode(path, forKey: .file)
         } else if value.style == .json, !value.isEncoded, let json = JSONValue(parsing: value.data) {
             try body.encode(json, forKey: .json)
+        } else if value.style == .grpc, !value.isEncoded, let messages = GRPCMessage.split(value.data) {
+            try body.encode(messages, forKey: .grpc)
         } else if let text = value.text {
             try body.encode(text, forKey: .text)
         } else {

@@ -17,15 +17,18 @@ enum ResponseCodingKey: String, CodingKey { case status, headers, body, trailers
 /// The members of one streamed chunk: its time and its bytes as text or base64.
 enum ChunkCodingKey: String, CodingKey { case atMs, text, base64 }
 
+/// The members of one message of a gRPC body.
+enum GRPCMessageCodingKey: String, CodingKey { case base64, compressed, atMs }
+
 /// The members of an interaction's timing.
 enum TimingCodingKey: String, CodingKey { case firstByteMs, totalMs }
 
 /// The members of a body: exactly one form, and the `encoded` mark beside it.
 enum BodyCodingKey: String, CodingKey, CaseIterable {
-    case text, base64, json, file
+    case text, base64, json, file, grpc
     /// Not a form but a mark beside one: the bytes are still in the Content-Encoding.
     case encoded
 
     /// The forms a body is written in, exactly one per body.
-    static let forms: [BodyCodingKey] = [.text, .base64, .json, .file]
+    static let forms: [BodyCodingKey] = [.text, .base64, .json, .file, .grpc]
 }

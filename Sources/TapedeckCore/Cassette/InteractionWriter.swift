@@ -92,6 +92,17 @@ struct InteractionWriter {
                 writer.key(BodyCodingKey.file); writer.string(path)
             } else if body.style == .json, !body.isEncoded, let json = JSONValue(parsing: body.data) {
                 writer.key(BodyCodingKey.json); writer.value(json)
+            } else if body.style == .grpc, !body.isEncoded, let messages = GRPCMessage.split(body.data) {
+                writer.key(BodyCodingKey.grpc)
+                writer.array { writer in
+                    for message in messages {
+                        writer.element()
+                        writer.object { writer in
+                            writer.key(GRPCMessageCodingKey.base64); writer.string(message.bytes.base64EncodedString())
+                            writer.key(GRPCMessageCodingKey.compressed); writer.out.append(contentsOf: (message.compressed ? "true" : "false").utf8)
+                        }
+                    }
+                }
             } else if body.isEncoded {
                 if String(validatingUTF8Data: body.data) != nil {
                     writer.encodedMark()
