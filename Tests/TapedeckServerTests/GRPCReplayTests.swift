@@ -52,6 +52,34 @@ import Testing
         }
     }
 
+    /// A server-streaming call: two messages 50 ms apart (as `chunks`), then the status trailer.
+    static let streamingCassette = #"""
+    {"version": 1, "interactions": [{
+      "recordedAt": "2026-11-21T10:00:00.000Z", "httpVersion": "2",
+      "request": {"method": "POST", "url": "http://greeter.test/demo.Greeter/SayHellos",
+                  "headers": {"content-type": ["application/grpc"]}, "body": {"grpc": [{"base64": "CgNBZGE="}]}},
+      "response": {"status": 200, "headers": {"content-type": ["application/grpc"]},
+                   "trailers": {"grpc-status": ["0"]}},
+      "chunks": [{"atMs": 0, "base64": "AAAAAAMKAUE="}, {"atMs": 50, "base64": "AAAAAAMKAUI="}]
+    }]}
+    """#
+
+    @Test func aServerStreamingCallIsReplayedMessageByMessage() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(Self.streamingCassette, named: "streaming.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let script = """
+            import grpc
+            channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
+            stream = channel.unary_stream("/demo.Greeter/SayHellos")(bytes.fromhex("0a03416461"), timeout=10)
+            print(" ".join(message.hex() for message in stream), stream.code().name)
+            """
+            let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
+            #expect(result.text.trimmingCharacters(in: .whitespacesAndNewlines) == "0a0141 0a0142 OK", "\(result.text) \(result.error)")
+        }
+    }
+
     @Test func theGRPCMessageIsPercentEncodedAsGRPCRequires() {
         #expect(GRPCMiss.percentEncoded("a b%c\u{e9}") == "a b%25c%C3%A9")
     }
