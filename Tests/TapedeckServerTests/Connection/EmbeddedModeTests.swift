@@ -37,12 +37,7 @@ import Testing
 
         /// What the proxy sent on the latest connection so far.
         func received() throws -> String {
-            loop.run()
-            var text = ""
-            while let data = try connections.last?.readOutbound(as: IOData.self) {
-                if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
-            }
-            return text
+            try connections.last?.writtenText() ?? ""
         }
 
         /// Answers on the latest connection.
@@ -60,12 +55,7 @@ import Testing
     }
 
     private func written(_ channel: EmbeddedChannel) throws -> String {
-        channel.embeddedEventLoop.run()
-        var text = ""
-        while let data = try channel.readOutbound(as: IOData.self) {
-            if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
-        }
-        return text
+        try channel.writtenText()
     }
 
     private func recordingMode(_ cassette: URL, upstream: EmbeddedUpstream, timeout: TimeAmount = .seconds(60)) throws -> RecordingMode {

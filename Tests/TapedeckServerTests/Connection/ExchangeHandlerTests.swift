@@ -58,15 +58,8 @@ import Testing
         return channel
     }
 
-    /// Everything written to the client so far, as text, after the flushes a kept-alive
-    /// connection defers to the end of the loop's turn (``DeferredFlush``).
     private func written(_ channel: EmbeddedChannel) throws -> String {
-        channel.embeddedEventLoop.run()
-        var text = ""
-        while let data = try channel.readOutbound(as: IOData.self) {
-            if case .byteBuffer(let buffer) = data { text += String(buffer: buffer) }
-        }
-        return text
+        try channel.writtenText()
     }
 
     private func send(_ text: String, to channel: EmbeddedChannel) throws {
