@@ -60,8 +60,8 @@ done
 (cd "$work" && [ "$(swift run --skip-build LightUser 2>/dev/null)" = "hello" ]) || { echo "the light package did not replay"; exit 1; }
 # The public surface, from outside: one probe file naming both lists, one build that must fail on
 # exactly the hidden names.
-visible="CassetteConnector RecordingConnector Cassette Interaction CassetteRequest CassetteResponse Body HeaderList Stub StubSet RequestPattern PlaybackOptions MatchOptions LatencyModel RedactionRules Secrets RecordMode PlaybackHooks CassetteCodec UnmatchedRequestError"
-hidden="SHA256 Locked BoundedLog SideFileSpool LRUCache Player Recorder Journal Matcher Redactor ConnectorRoute RequestTarget ContentCoding ReplayMode"
+visible="CassetteConnector RecordingConnector Cassette Interaction CassetteRequest CassetteResponse Body HeaderList Stub StubSet RequestPattern PlaybackOptions MatchOptions LatencyModel RedactionRules Secrets RecordMode PlaybackHooks CassetteCodec UnmatchedRequestError RequestTarget"
+hidden="SHA256 Locked BoundedLog SideFileSpool LRUCache Player Recorder Journal Matcher Redactor ConnectorRoute ContentCoding ReplayMode"
 {
     echo "import Tapedeck"
     for name in $visible $hidden; do echo "let probe$name: Any.Type = $name.self"; done

@@ -11,6 +11,8 @@
 import Foundation
 import HTTPTypes
 import Tapedeck
+// The hash and the piecewise redactor are internals, reached through their one door for this measure.
+@_spi(Benchmarks) import TapedeckCore
 
 /// Builds a cassette of `count` GETs, each answered with a small JSON body.
 func makeCassette(count: Int) -> Cassette {
@@ -112,15 +114,10 @@ let jsonPieces: [Data] = {
 }()
 let jsonBytes = Double(jsonPieces.reduce(0) { $0 + $1.count })
 let hashStart = clock.now
-var hash = SHA256()
-for piece in jsonPieces { hash.update(piece) }
-let digest = hash.finalize()
+let digest = BenchmarkProbes.sha256(of: jsonPieces)
 let hashTime = seconds(hashStart.duration(to: clock.now))
 let redactStart = clock.now
-guard var redaction = Redactor().streamingRedaction(contentType: "application/json") else { fatalError("no JSON redaction") }
-var redactedBytes = 0
-for piece in jsonPieces { redactedBytes += try redaction.update(piece).count }
-redactedBytes += try redaction.finish().count
+let redactedBytes = try BenchmarkProbes.redactJSON(jsonPieces)
 let redactTime = seconds(redactStart.duration(to: clock.now))
 
 print("Tapedeck connector benchmark (\(requests) requests each, release build)")
@@ -134,7 +131,7 @@ print(String(format: "  answered by a recording:        %8.2f µs/request  (base
 print(String(format: "  answered by stub 10 of 10:      %8.2f µs/request  (%.2f × the recording, templated body)", fewStubTime, fewStubTime / recordedTime))
 print(String(format: "  answered by stub 1,000 of 1,000: %7.2f µs/request  (%.2f × the recording, %.2f × 10 stubs)", stubTime, stubTime / recordedTime, stubTime / fewStubTime))
 print(String(format: "  SHA-256 of 64 MiB of JSON:       %8.0f MB/s  (baseline for redaction, 1.00)", jsonBytes / hashTime / 1e6)
-      + ", digest \(digest.hexadecimal.prefix(8))…")
+      + ", digest \(digest.prefix(8))…")
 print(String(format: "  JSON redaction piece by piece:   %7.0f MB/s  (%.2f × the hash's time; %d bytes out)", jsonBytes / redactTime / 1e6,
              redactTime / hashTime, redactedBytes))
 print("  goals: < 10 µs/request; large within 1.5 × small; load < 2 s; stubs near a recording")

@@ -24,7 +24,7 @@ public struct CassetteRequest: Sendable, Hashable {
     }
 
     /// The URL split into its parts.
-    package var target: RequestTarget { RequestTarget(url) }
+    public var target: RequestTarget { RequestTarget(url) }
 }
 
 /// A response as a cassette stores it.

@@ -4,23 +4,23 @@ import Foundation
 ///
 /// Split on the UTF-8 bytes, without Foundation's URL parsing or grapheme breaking:
 /// this runs once per request on the replay hot path.
-package struct RequestTarget: Sendable, Hashable {
+public struct RequestTarget: Sendable, Hashable {
     /// `http` or `https`, lowercased; nil for an origin-form URL.
-    package var scheme: String?
+    public var scheme: String?
     /// The host, lowercased; nil for an origin-form URL.
-    package var host: String?
+    public var host: String?
     /// The port, explicit or the scheme's default; nil for an origin-form URL.
-    package var port: Int?
+    public var port: Int?
     /// The path as sent, at least `/`.
-    package var path: String
+    public var path: String
     /// The query without its `?`, nil when there is none.
-    package var query: String?
+    public var query: String?
 
     /// Whether the URL names the server (absolute form).
-    package var namesHost: Bool { host != nil }
+    public var namesHost: Bool { host != nil }
 
     /// Splits a URL, absolute or origin-form.
-    package init(_ url: String) {
+    public init(_ url: String) {
         let bytes = url.utf8
         var rest = bytes[...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
@@ -44,25 +44,25 @@ package struct RequestTarget: Sendable, Hashable {
     }
 
     /// `scheme://host:port`, for messages; nil for origin-form.
-    package var origin: String? {
+    public var origin: String? {
         guard let scheme, let host, let port else { return nil }
         return "\(scheme)://\(Self.urlHost(host)):\(port)"
     }
 
     /// `host` or `host:port` as `Host` headers and URLs write it (no default port); nil for origin-form.
-    package var authority: String? {
+    public var authority: String? {
         guard let scheme, let host, let port else { return nil }
         return Self.authority(scheme: scheme, host: host, port: port)
     }
 
     /// A host as a URL writes it: an IPv6 address in brackets.
-    package static func urlHost(_ host: String) -> String {
+    public static func urlHost(_ host: String) -> String {
         host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
     }
 
     /// `host` or `host:port`, the port left out when it is the scheme's default: a URL's
     /// authority, and the `Host` header sent to that origin.
-    package static func authority(scheme: String, host: String, port: Int) -> String {
+    public static func authority(scheme: String, host: String, port: Int) -> String {
         port == defaultPort(scheme: scheme) ? urlHost(host) : "\(urlHost(host)):\(port)"
     }
 
@@ -78,12 +78,12 @@ package struct RequestTarget: Sendable, Hashable {
     }
 
     /// The port a scheme implies: 443 for `https` (and `wss`), 80 otherwise.
-    package static func defaultPort(scheme: String) -> Int {
+    public static func defaultPort(scheme: String) -> Int {
         scheme == "https" || scheme == "wss" ? 443 : 80
     }
 
     /// Splits `host[:port]` (or `[v6][:port]`); the port is nil when absent or not a number.
-    package static func splitAuthority(_ authority: Substring) -> (host: String, port: Int?) {
+    public static func splitAuthority(_ authority: Substring) -> (host: String, port: Int?) {
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             let host = authority[authority.index(after: authority.startIndex)..<close]
             let afterClose = authority[authority.index(after: close)...]
