@@ -56,6 +56,13 @@ import Testing
             #expect(afterLastChunk.contains("grpc-status: 0\r\n") && afterLastChunk.contains("grpc-message: fine\r\n"), "\(text)")
             #expect(text.hasSuffix("\r\n\r\n"))
 
+            // HEAD with TE: trailers: the length it describes, nothing after the head.
+            let head = try RawSocket(port: harness.server.port)
+            head.send("HEAD /call HTTP/1.1\r\nHost: api.example.test\r\nTE: trailers\r\n\r\n")
+            let (headBytes, _) = head.readBlocking { String(decoding: $0, as: UTF8.self).hasSuffix("\r\n\r\n") }
+            let headText = String(decoding: headBytes, as: UTF8.self).lowercased()
+            #expect(headText.contains("content-length: 5") && !headText.contains("chunked"), "\(headText)")
+
             // HTTP/1.1 without it: the body with its length, no trailers.
             let plain = try await Curl.run(["--http1.1", "--include", harness.base + "/call"])
             #expect(plain.text.lowercased().contains("content-length: 5"))

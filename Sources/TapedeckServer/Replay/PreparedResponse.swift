@@ -94,7 +94,8 @@ package struct PreparedResponse: Sendable {
     /// HTTP/1.1 client that sent `TE: trailers` (chunked, so without Content-Length); any other
     /// client gets the response without them.
     package func framed(for request: HTTPRequestHead) -> PreparedResponse {
-        guard trailers != nil, request.version.major < 2 else { return self }
+        // A HEAD answer has no body to follow, and keeps the Content-Length it describes.
+        guard trailers != nil, request.version.major < 2, request.method != .HEAD else { return self }
         var framed = self
         if request.takesTrailers {
             framed.head.headers.remove(name: "Content-Length")

@@ -5,7 +5,7 @@ import NIOHTTP1
 /// `Tapedeck-Error` code a client or a test can branch on, and one line of plain text saying why.
 /// Every refusal of both servers is one of these (the unmatched `599` is a ``MatchDiagnosis``,
 /// answered as JSON by ``PlaybackAnswers``), so they all look alike on the wire.
-package struct Refusal: Sendable, Equatable {
+package struct Refusal: Sendable {
     /// The status.
     package var status: HTTPResponseStatus
     /// The `Tapedeck-Error` value: `bad-request`, `admin-refused`, `upstream-timeout`...
@@ -33,11 +33,6 @@ package struct Refusal: Sendable, Equatable {
         headers.add(name: "Content-Length", value: String(reason.utf8.count + 1))
         headers.add(name: "Tapedeck-Error", value: code)
         return HTTPResponseHead(version: .http1_1, status: status, headers: headers)
-    }
-
-    package static func == (lhs: Refusal, rhs: Refusal) -> Bool {
-        lhs.status == rhs.status && lhs.code == rhs.code && lhs.reason == rhs.reason
-            && lhs.extraHeaders.elementsEqual(rhs.extraHeaders) { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
