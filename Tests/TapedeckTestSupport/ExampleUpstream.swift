@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// `scripts/example_upstream.py` running as a child process on a free 127.0.0.1 port: the
-/// real upstream that record-path tests talk to. Shared by every test target.
+/// real upstream that record-path tests talk to. Shared by every test target. Another script that
+/// prints its `http://127.0.0.1:PORT` first (`scripts/grpc_upstream.py`) runs the same way.
 public final class ExampleUpstream: Sendable {
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
@@ -14,12 +15,11 @@ public final class ExampleUpstream: Sendable {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Starts the server and waits (at most 10 s) for its `listening on` line.
-    public init() throws {
+    /// Starts the server and waits (at most 10 s) for the line naming its address.
+    public init(script: String = "scripts/example_upstream.py", arguments: [String] = ["--port", "0", "--quiet"]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", Self.repositoryRoot.appendingPathComponent("scripts/example_upstream.py").path,
-                             "--port", "0", "--quiet"]
+        process.arguments = ["python3", "-u", Self.repositoryRoot.appendingPathComponent(script).path] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -120,7 +120,7 @@ package final class Recorder: Sendable {
             throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
         }
         if let beforeRecord { interaction = beforeRecord(interaction) }
-        var clean = cleaned(interaction)
+        var clean = GRPCCall.keepingMessages(cleaned(interaction))
         clean.request.headers.removeHopByHop()
         clean.response.headers.removeHopByHop()
         writer.append(clean)

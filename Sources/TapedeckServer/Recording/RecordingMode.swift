@@ -37,7 +37,8 @@ package final class RecordingMode: Mode {
                  logger: Logger = Logger(label: "tapedeck.record"), dialer: UpstreamDialer = .socket) throws {
         self.settings = settings
         base = settings.target
-        forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), timeout: settings.upstreamTimeout, dialer: dialer)
+        forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), http2TLS: try settings.trust.sslContext(alpn: ["h2", "http/1.1"]),
+                                      http1Only: HTTP1OnlyOrigins(logger: logger), timeout: settings.upstreamTimeout, dialer: dialer)
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in logger.error("cannot save: \(error)") })

@@ -16,8 +16,9 @@ package struct UpstreamOrigin: Hashable, Sendable {
 }
 
 /// One keep-alive HTTP/1.1 connection to an upstream, opened on a client connection's event
-/// loop and carrying one exchange at a time. SwiftNIO's HTTP/1 client codec does the framing:
-/// no redirect is followed and no body is decompressed, the bytes pass as they come.
+/// loop and carrying one exchange at a time, or one stream of an ``UpstreamHTTP2Connection``
+/// carrying one exchange. SwiftNIO's HTTP/1 client codec (or its HTTP/2-to-HTTP/1 translation)
+/// does the framing: no redirect is followed and no body is decompressed, the bytes pass as they come.
 final class UpstreamConnection {
     /// Where it is connected.
     let origin: UpstreamOrigin
@@ -51,10 +52,17 @@ final class UpstreamConnection {
         }
     }
 
+    /// One HTTP/2 stream, with an ``UpstreamResponseHandler`` in its pipeline, for one exchange.
+    convenience init(origin: UpstreamOrigin, stream: any Channel) throws {
+        let handler = try stream.pipeline.syncOperations.handler(type: UpstreamResponseHandler.self)
+        handler.isReusable = false
+        self.init(origin: origin, channel: stream, handler: handler)
+    }
+
     /// Sends a whole request at the end of the event loop's round; the answer goes to `exchange` piece by piece.
     func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange, flushingWith deferredFlush: DeferredFlush) {
         handler.exchange = exchange
-        handler.isReusable = head.isKeepAlive
+        handler.isReusable = handler.isReusable && head.isKeepAlive
         if watchdog == nil { watch(until: channel.eventLoop.now + exchange.timeout) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
         if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
@@ -104,11 +112,17 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
             if !head.isKeepAlive { isReusable = false }
             exchange.receivedHead(head)
         case .body(let buffer):
-            guard let wait = exchange.receivedBody(buffer), let options = context.channel.syncOptions else { return }
-            try? options.setOption(.autoRead, value: false)
+            guard let wait = exchange.receivedBody(buffer) else { return }
+            // An HTTP/2 stream has no synchronous options; its auto-read is set all the same, and
+            // a stream that does not read holds back its flow-control window (per-stream back-pressure).
             let channel = context.channel
+            if let options = channel.syncOptions { try? options.setOption(.autoRead, value: false) } else {
+                channel.setOption(.autoRead, value: false).whenFailure { _ in }
+            }
             wait.assumeIsolated().whenComplete { _ in
-                try? options.setOption(.autoRead, value: true)
+                if let options = channel.syncOptions { try? options.setOption(.autoRead, value: true) } else {
+                    channel.setOption(.autoRead, value: true).whenFailure { _ in }
+                }
                 channel.read()
             }
         case .end(let trailers):

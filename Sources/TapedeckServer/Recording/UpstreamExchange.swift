@@ -60,6 +60,8 @@ final class UpstreamExchange {
         /// next read instead of allocating new ones while the exchange waits to be recorded.
         var body = Data()
         var chunks: [StreamChunk] = []
+        /// A gRPC trailers-only answer's status and metadata, sent and kept as its trailers.
+        var trailersOnly: HeaderList?
         /// Where the body goes once it passed the spooling threshold; `body` stays empty then.
         var spool: SideFileSpool?
         /// Why the body could not be kept: the answer still goes to the client, but is not recorded.
@@ -123,10 +125,17 @@ final class UpstreamExchange {
         if hasHopByHop {
             forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
         }
+        // A gRPC trailers-only answer comes as one HEADERS frame, which reaches here as a head and
+        // an end: the client gets (and the cassette keeps) its status and metadata as trailers.
+        let trailersOnly = GRPCCall.splitTrailersOnly(headers)
+        if let trailersOnly {
+            headers = trailersOnly.head
+            forwarded = HTTPHeaders(trailersOnly.head.map { ($0.name, $0.value) })
+        }
         let isStream = head.headers.first(name: "Content-Type").map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
         let version = head.version.major >= 2 ? "2" : "\(head.version.major).\(head.version.minor)"
         state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, httpVersion: version, isStream: isStream,
-                                         firstByte: now))
+                                         firstByte: now, trailersOnly: trailersOnly?.trailers))
         sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
     }
 
@@ -178,7 +187,8 @@ final class UpstreamExchange {
         let end = sink.eventLoop.now
         if !connectionReusable { connection?.close() }
         connection = nil
-        let kept = trailers.map { HeaderList($0.map { HeaderField(name: $0.name, value: $0.value) }) }
+        let kept = trailers.map { HeaderList($0.map { HeaderField(name: $0.name, value: $0.value) }) } ?? response.trailersOnly
+        let trailers = trailers ?? response.trailersOnly.map { HTTPHeaders($0.map { ($0.name, $0.value) }) }
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -6,9 +7,17 @@ import TapedeckCore
 /// Forwards requests to the live service over one upstream connection per client connection,
 /// opened on the client's event loop and kept for its next request (a client's requests come one
 /// at a time). Redirects are passed back, never followed, and bodies pass undecoded.
+///
+/// The upstream leg speaks what the client spoke (SPEC 12): an HTTP/2 client's streams share one
+/// HTTP/2 connection to the upstream (ALPN for https, prior knowledge for http), and where the
+/// upstream does not take HTTP/2 they go over HTTP/1.1 instead, said once in the log.
 struct UpstreamForwarder: Sendable {
     /// TLS for https upstreams, with the chosen trust.
     let tls: NIOSSLContext
+    /// The same, offering ALPN `h2` then `http/1.1`, for HTTP/2 clients' requests.
+    let http2TLS: NIOSSLContext
+    /// The upstreams found not to speak HTTP/2.
+    let http1Only: HTTP1OnlyOrigins
     /// How long the upstream may stay silent before the answer is 504.
     let timeout: TimeAmount
     /// How long connecting may take before the answer is 502.
@@ -39,6 +48,15 @@ struct UpstreamForwarder: Sendable {
         let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? RequestTarget.defaultPort(scheme: scheme))
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
         let body = request.body
+        if request.head.version.major == 2, !http1Only.contains(origin) {
+            return forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
+        }
+        forwardOverHTTP1(head, body: body, to: origin, exchange: exchange, sink: sink)
+    }
+
+    /// Sends the request on the client connection's kept HTTP/1.1 connection, or a new one.
+    private func forwardOverHTTP1(_ head: HTTPRequestHead, body: ByteBuffer, to origin: UpstreamOrigin, exchange: UpstreamExchange,
+                                  sink: ResponseSink) {
         let scope = sink.scope
         let (tls, connectTimeout, loop, dialer) = (tls, connectTimeout, sink.eventLoop, dialer)
         let connectAndSend = {
@@ -57,6 +75,33 @@ struct UpstreamForwarder: Sendable {
             exchange.send(head, body: body, on: idle)
         } else {
             connectAndSend()
+        }
+    }
+
+    /// Sends the request on a new stream of the HTTP/2 connection the client connection's streams
+    /// share; over HTTP/1.1 when the upstream turns out not to speak HTTP/2.
+    private func forwardOverHTTP2(_ head: HTTPRequestHead, body: ByteBuffer, to origin: UpstreamOrigin, exchange: UpstreamExchange,
+                                  sink: ResponseSink) {
+        let (http2TLS, connectTimeout, loop, dialer) = (http2TLS, connectTimeout, sink.eventLoop, dialer)
+        let scope = sink.scope
+        let connection = scope.http2Upstream(for: origin, on: loop) {
+            UpstreamHTTP2Connection.connect(to: origin, tls: http2TLS, timeout: connectTimeout, on: loop, dialer: dialer)
+        }
+        connection.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let connection):
+                connection.openStream().assumeIsolated().whenComplete { opened in
+                    switch opened {
+                    case .success(let stream): exchange.send(head, body: body, on: stream)
+                    case .failure(let error): exchange.failed(.unreachable(error))
+                    }
+                }
+            case .failure(is UpstreamRefusedHTTP2):
+                http1Only.remember(origin)
+                forwardOverHTTP1(head, body: body, to: origin, exchange: exchange, sink: sink)
+            case .failure(let error):
+                exchange.failed(.unreachable(error))
+            }
         }
     }
 
@@ -81,5 +126,26 @@ struct UpstreamForwarder: Sendable {
         }
         let uri = target.path + (target.query.map { "?" + $0 } ?? "")
         return HTTPRequestHead(version: .http1_1, method: request.head.method, uri: uri, headers: headers)
+    }
+}
+
+/// The upstreams that did not take HTTP/2, remembered for the proxy's life so that their requests
+/// go over HTTP/1.1 at once; each is named once in the log.
+final class HTTP1OnlyOrigins: Sendable {
+    private let origins = Locked<Set<UpstreamOrigin>>([])
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func contains(_ origin: UpstreamOrigin) -> Bool {
+        origins.withLock { $0.contains(origin) }
+    }
+
+    /// Remembers `origin`, and says so the first time.
+    func remember(_ origin: UpstreamOrigin) {
+        guard origins.withLock({ $0.insert(origin).inserted }) else { return }
+        logger.notice("\(origin.scheme)://\(origin.host):\(origin.port) does not speak HTTP/2: HTTP/2 clients' requests to it go over HTTP/1.1")
     }
 }

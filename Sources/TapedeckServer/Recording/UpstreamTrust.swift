@@ -33,9 +33,10 @@ package struct UpstreamTrust: Sendable {
         return tls
     }
 
-    /// The TLS context every upstream connection shares.
-    func sslContext() throws(SettingsError) -> NIOSSLContext {
-        let configuration = try tlsConfiguration()
+    /// The TLS context upstream connections share, offering `alpn` (nothing by default).
+    func sslContext(alpn: [String] = []) throws(SettingsError) -> NIOSSLContext {
+        var configuration = try tlsConfiguration()
+        configuration.applicationProtocols = alpn
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {

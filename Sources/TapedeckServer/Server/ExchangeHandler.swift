@@ -21,12 +21,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     let configuration: ServerConfiguration
     private let tunnelOrigin: String?
     /// What lives as long as this connection (the recording proxy's upstream connection).
-    private let scope = ConnectionScope()
+    private let scope: ConnectionScope
+    /// Whether the scope is this handler's own, or shared by the streams of an HTTP/2 connection.
+    private let ownsScope: Bool
 
-    init(front: any Responder, configuration: ServerConfiguration, tunnelOrigin: String?) {
+    /// - Parameter scope: the scope of the HTTP/2 connection this stream is part of; nil gives the
+    ///   handler a scope of its own (an HTTP/1.1 connection).
+    init(front: any Responder, configuration: ServerConfiguration, tunnelOrigin: String?, scope: ConnectionScope? = nil) {
         self.front = front
         self.configuration = configuration
         self.tunnelOrigin = tunnelOrigin
+        self.scope = scope ?? ConnectionScope()
+        ownsScope = scope == nil
         // Inside a tunnel the client already authenticated on its CONNECT.
         let authentication = tunnelOrigin == nil ? configuration.proxyCredentials.map {
             ProxyAuthentication(credentials: $0, adminEnabled: configuration.adminEnabled)
@@ -61,7 +67,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The connection closed or its HTTP handlers were replaced (a tunnel): drops what it kept.
     func handlerRemoved(context: ChannelHandlerContext) {
-        scope.close()
+        if ownsScope { scope.close() }
     }
 
     private func perform(_ action: ExchangeStateMachine.PartAction, context: ChannelHandlerContext) {

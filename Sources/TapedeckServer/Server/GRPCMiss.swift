@@ -5,12 +5,6 @@ import TapedeckCore
 /// and trailers `grpc-status: 12` (UNIMPLEMENTED) and a `grpc-message` naming the nearest recording
 /// and its first difference. Never an HTTP 599, which a gRPC client reports as a transport failure.
 enum GRPCMiss {
-    /// Whether a request is a gRPC call: its Content-Type is `application/grpc` or a variant (`+proto`, `+json`).
-    static func isGRPC(_ request: CassetteRequest) -> Bool {
-        guard let type = request.headers["Content-Type"]?.lowercased() else { return false }
-        return type == "application/grpc" || type.hasPrefix("application/grpc+") || type.hasPrefix("application/grpc;")
-    }
-
     /// The status line and headers of the answer, without a body.
     static let headers = HTTPHeaders([("Content-Type", "application/grpc"), ("Tapedeck-Error", "no-match")])
 

@@ -51,8 +51,9 @@ package struct PlaybackAnswers: Sendable {
         let (kept, _, removed) = redaction.clean(request: request, response: nil)
         let shown = redaction.clean(diagnosis, request: kept, removed: removed)
         unmatched.append(shown)
-        exchanges?.add(entry, request: request, status: GRPCMiss.isGRPC(request) ? 200 : Int(unmatchedStatus.code), diagnosis: diagnosis)
-        if GRPCMiss.isGRPC(request) {
+        let isGRPC = GRPCCall.isGRPC(request)
+        exchanges?.add(entry, request: request, status: isGRPC ? 200 : Int(unmatchedStatus.code), diagnosis: diagnosis)
+        if isGRPC {
             sink.send(status: .ok, headers: GRPCMiss.headers, trailers: GRPCMiss.trailers(for: shown))
             return
         }

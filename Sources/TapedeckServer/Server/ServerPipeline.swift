@@ -36,6 +36,8 @@ enum ServerPipeline {
         if let reads = try? operations.handler(type: ConnectionReadHandler.self) {
             operations.removeHandler(reads, promise: nil)
         }
+        // The streams share one scope, so the recording proxy forwards them on one upstream connection.
+        let scope = NIOLoopBound(ConnectionScope(), eventLoop: operations.eventLoop)
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams),
@@ -46,11 +48,12 @@ enum ServerPipeline {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                    ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin),
+                    ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin, scope: scope.value),
                 ])
             }
         }
         try operations.addHandler(CloseOnConnectionError())
+        try operations.addHandler(ConnectionScopeCloser(scope: scope.value))
     }
 
     /// Closes an HTTP/2 connection once SwiftNIO's handler has answered a connection error with

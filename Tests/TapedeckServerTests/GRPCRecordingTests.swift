@@ -1,0 +1,57 @@
+import Foundation
+import TapedeckCore
+@testable import TapedeckServer
+import TapedeckTestSupport
+import Testing
+
+/// gRPC recorded from a live grpcio service and replayed (SPEC section 12), with grpcio as the
+/// client: `scripts/grpc_calls.py` makes a unary, a server-streaming, a client-streaming and a
+/// bidirectional call and one that fails, and prints each answer's messages, status, details and
+/// metadata. Through the recording proxy, and then from the replay server, it must print exactly
+/// what it printed against the live service.
+@Suite struct GRPCRecordingTests {
+    /// What `scripts/grpc_calls.py` prints against the service at `authority`.
+    private func calls(_ authority: String) async throws -> String {
+        let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/grpc_calls.py").path
+        let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", script, authority])
+        #expect(result.status == 0, "\(result.text) \(result.error)")
+        return result.text
+    }
+
+    @Test func allFourCallKindsAndAnErrorRecordAndReplayExactly() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let live = try await calls(upstream.authority)
+        #expect(live.split(separator: "\n").count == 5, "\(live)")
+        #expect(live.contains("unary 68656c6c6f3a416461 OK '' initial[x-greeter=py] trailing[x-served-by=grpcio]"), "\(live)")
+        #expect(live.contains("error  NOT_FOUND 'no greeting for Bob' initial[] trailing[x-reason=missing]"), "\(live)")
+
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "greeter.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+            let proxied = try await calls("127.0.0.1:\(harness.server.port)")
+            #expect(proxied == live, "the client hears through the proxy what it heard live")
+            try await waitUntil { harness.responder.recorder.interactionCount == 5 }
+        }
+
+        let cassette = try CassetteCodec().load(file)
+        #expect(cassette.interactions.allSatisfy { $0.httpVersion == "2" }, "forwarded over HTTP/2, as the client spoke")
+        let byPath = Dictionary(uniqueKeysWithValues: cassette.interactions.map { (RequestTarget($0.request.url).path, $0) })
+        let collect = try #require(byPath["/demo.Greeter/Collect"])
+        #expect(GRPCMessage.split(collect.request.body.data)?.map(\.bytes) == [Data("a".utf8), Data("bb".utf8), Data("ccc".utf8)])
+        let hello = try #require(byPath["/demo.Greeter/SayHello"])
+        #expect(hello.response.trailers?["x-served-by"] == "grpcio")
+        #expect(hello.response.headers["x-greeter"] == "py")
+        let failed = try #require(byPath["/demo.Greeter/Fail"])
+        #expect(failed.response.trailers?["grpc-status"] == "5", "a trailers-only answer keeps its status as trailers")
+        #expect(failed.response.headers.map(\.name) == ["content-type"])
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains(#""grpc" : ["#), "bodies are stored as message lists")
+
+        try await ReplayHarness.run(files: [file]) { harness in
+            let replayed = try await calls("127.0.0.1:\(harness.server.port)")
+            #expect(replayed == live, "the replay answers as the live service did")
+        }
+    }
+}
