@@ -5,7 +5,7 @@ import Testing
 /// Two `tapedeck replay` processes behind a real nginx that hashes on `Tapedeck-Session`, as the
 /// README's scale-out section says: each session walks its own sequence on one node, and
 /// session-scoped stubs and `verify` work through the balancer.
-@Suite(.enabled(if: Nginx.path != nil, Comment(rawValue: Nginx.missing)))
+@Suite(.enabled(if: NginxServer.path != nil, Comment(rawValue: NginxServer.missing)))
 struct ScaleOutTests {
     /// Two recorded answers to the same request: a session that walks its own sequence sees one, then two.
     private static let counter = #"""
@@ -31,22 +31,11 @@ struct ScaleOutTests {
         let ports = try nodes.map { try $0.waitUntilListening() }
         // A free port: bound for a moment by a socket that never listens, then let go for nginx.
         let port = try RefusingPort().port
-        let configuration = """
-            daemon off; worker_processes 1; pid \(directory.path)/nginx.pid; error_log \(directory.path)/error.log;
-            events { worker_connections 64; }
-            http {
-              access_log off; client_body_temp_path \(directory.path); proxy_temp_path \(directory.path);
-              upstream tapedeck_replicas { hash $http_tapedeck_session consistent; \(ports.map { "server 127.0.0.1:\($0);" }.joined(separator: " ")) }
-              server { listen 127.0.0.1:\(port); location / { proxy_pass http://tapedeck_replicas; proxy_http_version 1.1; } }
-            }
-            """
-        let file = directory.appending(path: "nginx.conf")
-        try Data(configuration.utf8).write(to: file)
-        let balancer = Process()
-        balancer.executableURL = URL(filePath: try #require(Nginx.path))
-        balancer.arguments = ["-p", directory.path, "-c", file.path]
-        try balancer.run()
-        defer { balancer.terminate(); balancer.waitUntilExit() }
+        let balancer = try NginxServer(http: """
+            upstream tapedeck_replicas { hash $http_tapedeck_session consistent; \(ports.map { "server 127.0.0.1:\($0);" }.joined(separator: " ")) }
+            server { listen 127.0.0.1:\(port); location / { proxy_pass http://tapedeck_replicas; proxy_http_version 1.1; } }
+            """, in: directory)
+        defer { balancer.stop() }
         let base = "http://127.0.0.1:\(port)"
         var health = ""
         for _ in 0..<100 where !health.contains("\"status\" : \"ok\"") {
@@ -70,12 +59,4 @@ struct ScaleOutTests {
                                "--data", #"{"path": "/scoped"}"#, base + "/__tapedeck/verify"])
         #expect(verify.contains("\"count\" : 3"), "\(verify)")
     }
-}
-
-/// Debian's nginx, for the scale-out test.
-enum Nginx {
-    /// The server binary, if installed.
-    static let path: String? = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    /// Why the test is skipped, when it is.
-    static let missing = "nginx is not installed (apt-get install -y nginx-light); the scale-out test is skipped"
 }

@@ -1,0 +1,70 @@
+import Foundation
+import TapedeckCore
+@testable import TapedeckServer
+import TapedeckTestSupport
+import Testing
+
+/// nginx (`listen ... ssl http2`) as an HTTPS upstream that speaks HTTP/2 (SPEC 12): the upstream
+/// leg speaks what the client spoke, agreed by ALPN, through the reverse proxy and through the
+/// intercepting forward proxy; nginx's own `$server_protocol` says which it heard.
+@Suite(.enabled(if: NginxServer.path != nil, Comment(rawValue: NginxServer.missing)))
+struct HTTP2UpstreamTests {
+    /// nginx on a free port with a certificate for 127.0.0.1 made by the openssl command line.
+    private func startNginx(in directory: URL) throws -> (server: NginxServer, port: Int, certificate: URL) {
+        let certificate = directory.appending(path: "cert.pem")
+        let key = directory.appending(path: "key.pem")
+        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
+        #expect(made.status == 0, "\(made.output)")
+        let port = try RefusingPort().port
+        let server = try NginxServer(http: """
+            server {
+              listen 127.0.0.1:\(port) ssl http2; ssl_certificate \(certificate.path); ssl_certificate_key \(key.path);
+              location / { default_type text/plain; add_header X-Served-By nginx; return 200 "$server_protocol $request_uri\\n"; }
+            }
+            """, in: directory)
+        return (server, port, certificate)
+    }
+
+    private func waitForNginx(port: Int, certificate: URL) async throws {
+        try await waitUntil {
+            (try? ChildProcess.run(URL(filePath: "/usr/bin/env"), ["curl", "-sS", "--cacert", certificate.path,
+                                                                   "https://127.0.0.1:\(port)/up"]))?.output.hasPrefix("HTTP/") == true
+        }
+    }
+
+    @Test func h2ClientsAreForwardedOverH2AndHTTP1ClientsOverHTTP1() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (nginx, port, certificate) = try startNginx(in: directory)
+        defer { nginx.stop() }
+        try await waitForNginx(port: port, certificate: certificate)
+        let trust = UpstreamTrust(extraRoots: [certificate])
+
+        // Reverse proxy: curl by prior knowledge, then over HTTP/1.1.
+        let reverse = directory.appending(path: "reverse.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: reverse, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"),
+                                                            trust: trust)) { harness in
+            let h2 = try await Curl.run(["-sS", "--http2-prior-knowledge", harness.base + "/two"])
+            #expect(h2.text == "HTTP/2.0 /two\n", "\(h2.text) \(h2.error)")
+            let h1 = try await Curl.run(["-sS", "--http1.1", harness.base + "/one"])
+            #expect(h1.text == "HTTP/1.1 /one\n", "\(h1.text) \(h1.error)")
+            try await waitUntil { harness.responder.recorder.interactionCount == 2 }
+        }
+        let recorded = try CassetteCodec().load(reverse).interactions
+        #expect(recorded.map(\.httpVersion) == ["2", "1.1"])
+        #expect(recorded.first?.response.headers["X-Served-By"] == "nginx")
+
+        // Forward proxy: curl negotiates h2 inside the intercepted tunnel, and so does the upstream leg.
+        let forward = directory.appending(path: "forward.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: forward, trust: trust)) { harness in
+            let ca = try harness.authorityFile()
+            let h2 = try await Curl.run(["-sS", "--http2", "--proxy", harness.base, "--cacert", ca.path,
+                                         "https://127.0.0.1:\(port)/tunnelled"])
+            #expect(h2.text == "HTTP/2.0 /tunnelled\n", "\(h2.text) \(h2.error)")
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+        #expect(try CassetteCodec().load(forward).interactions.map(\.httpVersion) == ["2"])
+    }
+}
