@@ -37,13 +37,48 @@ import Testing
         #expect(GRPCMessage.split(Data([2, 0, 0, 0, 0])) == nil, "a flag other than 0 or 1")
     }
 
-    @Test func compressedMessagesAndPacingAreRefusedWithTheReason() throws {
-        for (entry, reason) in [(#"{"base64": "AA==", "compressed": true}"#, "compressed gRPC messages are not supported yet"),
-                                (#"{"base64": "AA==", "atMs": 5}"#, "atMs in a gRPC body is not supported yet")] {
-            let text = Self.cassette.replacingOccurrences(of: #"{"base64": "CgNBZGE=", "compressed": false}"#, with: entry)
-            #expect(performing: { try CassetteCodec().decode(Data(text.utf8)) }, throws: { error in
-                "\(error)".contains(reason)
-            })
-        }
+    @Test func compressedMessagesAreRefusedWithTheReason() throws {
+        let text = Self.cassette.replacingOccurrences(of: #"{"base64": "CgNBZGE=", "compressed": false}"#,
+                                                      with: #"{"base64": "AA==", "compressed": true}"#)
+        #expect(performing: { try CassetteCodec().decode(Data(text.utf8)) }, throws: { error in
+            "\(error)".contains("compressed gRPC messages are not supported yet")
+        })
+    }
+
+    /// A streamed answer: messages with atMs, held as chunks of one message each and written back as read.
+    static let streamed = #"""
+    {"version": 1, "interactions": [{"recordedAt": "2026-11-21T10:00:00.000Z",
+      "request": {"method": "POST", "url": "http://g.test/demo.Greeter/SayHellos", "headers": {"content-type": ["application/grpc"]}},
+      "response": {"status": 200, "headers": {"content-type": ["application/grpc"]},
+                   "body": {"grpc": [{"base64": "QQ==", "atMs": 0}, {"base64": "Qg==", "atMs": 20.5}, {"base64": "Qw=="}]},
+                   "trailers": {"grpc-status": ["0"]}}}]}
+    """#
+
+    @Test func streamedMessagesArePacedByTheirAtMsAndWrittenBackSoByBothWriters() throws {
+        let codec = CassetteCodec()
+        let cassette = try codec.decode(Data(Self.streamed.utf8))
+        let interaction = cassette.interactions[0]
+        #expect(interaction.chunks?.map(\.atMs) == [0, 20.5, 20.5], "a message without atMs comes with the one before it")
+        #expect(interaction.chunks?.map(\.data) == [Data([0, 0, 0, 0, 1, 0x41]), Data([0, 0, 0, 0, 1, 0x42]), Data([0, 0, 0, 0, 1, 0x43])])
+        #expect(interaction.response.body.isEmpty)
+        let written = String(decoding: try codec.encode(cassette).bytes, as: UTF8.self)
+        #expect(!written.contains("chunks"), "\(written)")
+        #expect(try codec.decode(Data(written.utf8)) == cassette)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let viaCodable = String(decoding: try encoder.encode(interaction), as: UTF8.self)
+        #expect(viaCodable.contains(#"{"atMs":20.5,"base64":"Qg==","compressed":false}"#), "\(viaCodable)")
+        #expect(!viaCodable.contains("chunks"), "\(viaCodable)")
+    }
+
+    @Test func aRecordedAnswerIsRegroupedAsItsMessagesTimedByTheirLastByte() throws {
+        // Two messages read in three pieces: the first message ends in the second piece.
+        let pieces = [StreamChunk(atMs: 0, data: Data([0, 0, 0, 0, 2, 0x41])), StreamChunk(atMs: 5, data: Data([0x41, 0, 0, 0, 0])),
+                      StreamChunk(atMs: 9, data: Data([1, 0x42]))]
+        let answer = try #require(GRPCCall.recordedAnswer(pieces))
+        #expect(answer.chunks == [StreamChunk(atMs: 5, data: Data([0, 0, 0, 0, 2, 0x41, 0x41])), StreamChunk(atMs: 9, data: Data([0, 0, 0, 0, 1, 0x42]))])
+        let single = try #require(GRPCCall.recordedAnswer([StreamChunk(atMs: 1, data: Data([0, 0, 0, 0, 1, 0x41]))]))
+        #expect(single.chunks == nil && single.body == Data([0, 0, 0, 0, 1, 0x41]), "one message is a body: nothing to pace")
+        #expect(GRPCCall.recordedAnswer([StreamChunk(atMs: 0, data: Data([0, 0, 0, 0, 9]))]) == nil, "a length prefix that lies")
     }
 }

@@ -40,7 +40,12 @@ import Testing
         let byPath = Dictionary(uniqueKeysWithValues: cassette.interactions.map { (RequestTarget($0.request.url).path, $0) })
         let collect = try #require(byPath["/demo.Greeter/Collect"])
         #expect(GRPCMessage.split(collect.request.body.data)?.map(\.bytes) == [Data("a".utf8), Data("bb".utf8), Data("ccc".utf8)])
+        // The streamed answer's three messages came 20 ms apart: held as timed chunks of one message each.
+        let hellos = try #require(byPath["/demo.Greeter/SayHellos"]?.chunks)
+        #expect(hellos.count == 3)
+        #expect(hellos.count == 3 && hellos[2].atMs - hellos[0].atMs >= 30, "\(hellos.map(\.atMs))")
         let hello = try #require(byPath["/demo.Greeter/SayHello"])
+        #expect(hello.chunks == nil, "a single message has nothing to pace")
         #expect(hello.response.trailers?["x-served-by"] == "grpcio")
         #expect(hello.response.headers["x-greeter"] == "py")
         let failed = try #require(byPath["/demo.Greeter/Fail"])
@@ -48,6 +53,7 @@ import Testing
         #expect(failed.response.headers.map(\.name) == ["content-type"])
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.contains(#""grpc" : ["#), "bodies are stored as message lists")
+        #expect(text.contains(#""atMs" : "#) && !text.contains(#""chunks""#), "a streamed answer's messages carry their times")
 
         try await ReplayHarness.run(files: [file]) { harness in
             let replayed = try await calls("127.0.0.1:\(harness.server.port)")

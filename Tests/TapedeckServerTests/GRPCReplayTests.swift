@@ -52,15 +52,15 @@ import Testing
         }
     }
 
-    /// A server-streaming call: two messages 50 ms apart (as `chunks`), then the status trailer.
+    /// A server-streaming call: two messages 50 ms apart (their `atMs`), then the status trailer.
     static let streamingCassette = #"""
     {"version": 1, "interactions": [{
       "recordedAt": "2026-11-21T10:00:00.000Z", "httpVersion": "2",
       "request": {"method": "POST", "url": "http://greeter.test/demo.Greeter/SayHellos",
                   "headers": {"content-type": ["application/grpc"]}, "body": {"grpc": [{"base64": "CgNBZGE="}]}},
       "response": {"status": 200, "headers": {"content-type": ["application/grpc"]},
-                   "trailers": {"grpc-status": ["0"]}},
-      "chunks": [{"atMs": 0, "base64": "AAAAAAMKAUE="}, {"atMs": 50, "base64": "AAAAAAMKAUI="}]
+                   "body": {"grpc": [{"base64": "CgFB", "atMs": 0}, {"base64": "CgFC", "atMs": 50}]},
+                   "trailers": {"grpc-status": ["0"]}}
     }]}
     """#
 
@@ -68,7 +68,9 @@ import Testing
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.streamingCassette, named: "streaming.json", in: directory)
-        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+        var options = PlaybackOptions()
+        options.latency = LatencyModel(.recorded)
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
             let script = """
             import grpc
             channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
@@ -77,6 +79,9 @@ import Testing
             """
             let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
             #expect(result.text.trimmingCharacters(in: .whitespacesAndNewlines) == "0a0141 0a0142 OK", "\(result.text) \(result.error)")
+            // Under recorded latency the messages are paced by their atMs, as a stream's chunks are.
+            let delays = harness.delays.storage.withLock { $0 }
+            #expect(delays.map(\.chunks) == [[.zero, .milliseconds(50)]], "\(delays)")
         }
     }
 

@@ -32,6 +32,9 @@ public struct Body: Sendable {
     /// did not decode when recorded, kept as received (`"encoded": true` in the cassette) and served
     /// exactly as stored, never encoded again.
     public var isEncoded: Bool
+    /// A streamed gRPC answer's message times, only on its way between a cassette file and
+    /// ``Interaction/chunks`` (``GRPCCall/pacedAsChunks(_:)``); not part of equality.
+    package var messageTimes: [Double]?
 
     /// Creates a body.
     public init(_ data: Data, style: Style = .automatic) {

@@ -42,7 +42,10 @@ extension KeyedDecodingContainer {
         case .json:
             return Body(try body.decode(JSONValue.self, forKey: .json).compactData, style: .json)
         case .grpc:
-            return Body(GRPCMessage.frame(try body.decode([GRPCMessage].self, forKey: .grpc)), style: .grpc)
+            let messages = try body.decode([GRPCMessage].self, forKey: .grpc)
+            var decoded = Body(GRPCMessage.frame(messages), style: .grpc)
+            decoded.messageTimes = GRPCCall.times(of: messages)
+            return decoded
         case .file:
             let name = try body.decode(String.self, forKey: .file)
             do {
@@ -66,7 +69,7 @@ extension KeyedEncodingContainer {
         } else if value.style == .json, !value.isEncoded, let json = JSONValue(parsing: value.data) {
             try body.encode(json, forKey: .json)
         } else if value.style == .grpc, !value.isEncoded, let messages = GRPCMessage.split(value.data) {
-            try body.encode(messages, forKey: .grpc)
+            try body.encode(GRPCCall.timed(messages, value.messageTimes), forKey: .grpc)
         } else if let text = value.text {
             try body.encode(text, forKey: .text)
         } else {
@@ -166,6 +169,13 @@ extension Interaction: Codable {
         timing = try container.decodeIfPresent(Timing.self, forKey: .timing)
         delayMs = try container.decodeDelayIfPresent(forKey: .delayMs)
         chunks = try container.decodeIfPresent([StreamChunk].self, forKey: .chunks)
+        if response.body.messageTimes != nil {
+            guard chunks == nil else {
+                throw DecodingError.dataCorruptedError(forKey: .chunks, in: container,
+                                                       debugDescription: "a gRPC answer paced by its messages' atMs has no \"chunks\"")
+            }
+            GRPCCall.pacedAsChunks(&self)
+        }
         httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion)
         if let httpVersion, !["1.0", "1.1", "2"].contains(httpVersion) {
             throw DecodingError.dataCorruptedError(forKey: .httpVersion, in: container,
@@ -174,7 +184,12 @@ extension Interaction: Codable {
     }
 
     public func encode(to encoder: Encoder) throws {
+        let interaction = GRPCCall.foldingChunks(self)
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try interaction.encodeMembers(into: &container)
+    }
+
+    private func encodeMembers(into container: inout KeyedEncodingContainer<CodingKeys>) throws {
         try container.encodeIfPresent(recordedAt, forKey: .recordedAt)
         try container.encode(request, forKey: .request)
         try container.encode(response, forKey: .response)

@@ -39,4 +39,75 @@ package enum GRPCCall {
         if isGRPC(contentType: interaction.response.headers["Content-Type"]) { interaction.response.body.style = .grpc }
         return interaction
     }
+
+    // MARK: streamed answers: messages with atMs in the file, chunks of one message each in memory
+
+    /// A streamed answer as it was read from the upstream, in pieces, regrouped as its messages,
+    /// each timed by the piece its last byte came in: a body when there is one message (nothing to
+    /// pace), chunks of one message each when there are more. Nil when the framing does not hold.
+    package static func recordedAnswer(_ pieces: [StreamChunk]) -> (body: Data, chunks: [StreamChunk]?)? {
+        var joined = Data()
+        var pieceEnds: [(end: Int, atMs: Double)] = []
+        for piece in pieces {
+            joined.append(piece.data)
+            pieceEnds.append((joined.count, piece.atMs))
+        }
+        guard let messages = GRPCMessage.split(joined) else { return nil }
+        guard messages.count > 1 else { return (joined, nil) }
+        var chunks: [StreamChunk] = []
+        var (end, piece) = (0, 0)
+        for message in messages {
+            end += 5 + message.bytes.count
+            while pieceEnds[piece].end < end { piece += 1 }
+            chunks.append(StreamChunk(atMs: pieceEnds[piece].atMs, data: GRPCMessage.frame([message])))
+        }
+        return (Data(), chunks)
+    }
+
+    /// The times of messages read from a cassette; nil when none has one. A message without one
+    /// takes the one before it's (the first, 0).
+    package static func times(of messages: [GRPCMessage]) -> [Double]? {
+        guard messages.contains(where: { $0.atMs != nil }) else { return nil }
+        var last = 0.0
+        return messages.map { message in
+            last = message.atMs ?? last
+            return last
+        }
+    }
+
+    /// `messages` with `times` as their atMs, when there is one time for each.
+    package static func timed(_ messages: [GRPCMessage], _ times: [Double]?) -> [GRPCMessage] {
+        guard let times, times.count == messages.count else { return messages }
+        return zip(messages, times).map { message, atMs in
+            var timed = message
+            timed.atMs = atMs
+            return timed
+        }
+    }
+
+    /// An answer whose messages were read with atMs, held as chunks of one message each, which
+    /// replay paces as it paces any stream.
+    package static func pacedAsChunks(_ interaction: inout Interaction) {
+        let body = interaction.response.body
+        guard let times = body.messageTimes, let messages = GRPCMessage.split(body.data), times.count == messages.count else {
+            interaction.response.body.messageTimes = nil
+            return
+        }
+        interaction.chunks = zip(messages, times).map { StreamChunk(atMs: $1, data: GRPCMessage.frame([$0])) }
+        interaction.response.body = Body(Data(), style: .grpc)
+    }
+
+    /// The interaction as a cassette writes it: a gRPC answer held as chunks of one message each
+    /// is written as its messages with their atMs; any other stays as it is.
+    package static func foldingChunks(_ interaction: Interaction) -> Interaction {
+        guard let chunks = interaction.chunks, !chunks.isEmpty, interaction.response.body.isEmpty,
+              isGRPC(contentType: interaction.response.headers["Content-Type"]),
+              chunks.allSatisfy({ GRPCMessage.split($0.data)?.count == 1 }) else { return interaction }
+        var folded = interaction
+        folded.chunks = nil
+        var body = Body(chunks.reduce(into: Data()) { $0.append($1.data) }, style: .grpc)
+        body.messageTimes = chunks.map(\.atMs)
+        folded.response.body = body
+        return folded
+    }
 }

@@ -9,6 +9,9 @@ package struct GRPCMessage: Sendable, Hashable {
     package var bytes: Data
     /// The wire's compressed flag.
     package var compressed: Bool
+    /// When a streamed answer's message came, in milliseconds from the answer's first byte (SPEC 12);
+    /// nil for a request's messages and a single answer.
+    package var atMs: Double? = nil
 
     /// The messages framed in `data`; nil when the framing does not hold (a length past the end, a
     /// flag other than 0 or 1), so such a body is written as plain bytes instead.
@@ -53,9 +56,9 @@ extension GRPCMessage: Codable {
             throw DecodingError.dataCorruptedError(forKey: .compressed, in: container,
                                                    debugDescription: "compressed gRPC messages are not supported yet; store the message decompressed")
         }
-        if container.contains(.atMs) {
-            throw DecodingError.dataCorruptedError(forKey: .atMs, in: container,
-                                                   debugDescription: "atMs in a gRPC body is not supported yet; pace a streamed answer with \"chunks\"")
+        atMs = try container.decodeIfPresent(Double.self, forKey: .atMs)
+        if let atMs, !(atMs >= 0 && atMs.isFinite) {
+            throw DecodingError.dataCorruptedError(forKey: .atMs, in: container, debugDescription: "atMs \(atMs) is not a time from the first byte")
         }
         guard bytes.count <= Int(UInt32.max) else {
             throw DecodingError.dataCorruptedError(forKey: .base64, in: container, debugDescription: "a gRPC message is at most 4 GiB")
@@ -66,5 +69,6 @@ extension GRPCMessage: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(bytes.base64EncodedString(), forKey: .base64)
         try container.encode(compressed, forKey: .compressed)
+        try container.encodeIfPresent(atMs, forKey: .atMs)
     }
 }

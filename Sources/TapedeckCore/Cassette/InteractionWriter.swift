@@ -39,6 +39,7 @@ struct InteractionWriter {
     // MARK: the cassette's types, keys in sorted order
 
     private mutating func write(_ interaction: Interaction) {
+        let interaction = GRPCCall.foldingChunks(interaction)
         object { writer in
             if let chunks = interaction.chunks {
                 writer.key(InteractionCodingKey.chunks)
@@ -95,9 +96,10 @@ struct InteractionWriter {
             } else if body.style == .grpc, !body.isEncoded, let messages = GRPCMessage.split(body.data) {
                 writer.key(BodyCodingKey.grpc)
                 writer.array { writer in
-                    for message in messages {
+                    for message in GRPCCall.timed(messages, body.messageTimes) {
                         writer.element()
                         writer.object { writer in
+                            if let atMs = message.atMs { writer.key(GRPCMessageCodingKey.atMs); writer.number(atMs) }
                             writer.key(GRPCMessageCodingKey.base64); writer.string(message.bytes.base64EncodedString())
                             writer.key(GRPCMessageCodingKey.compressed); writer.out.append(contentsOf: (message.compressed ? "true" : "false").utf8)
                         }

@@ -53,7 +53,7 @@ final class UpstreamExchange {
         var headers: HeaderList
         /// The version the upstream answered in: `"1.1"`, `"1.0"` or `"2"`.
         var httpVersion: String
-        /// Whether the answer is a server-sent event stream, kept as timed chunks.
+        /// Whether the answer is a server-sent event stream or a gRPC answer, kept as timed chunks.
         var isStream: Bool
         var firstByte: NIODeadline
         /// The body so far, copied out of the read buffers so that SwiftNIO can reuse them for the
@@ -132,7 +132,10 @@ final class UpstreamExchange {
             headers = trailersOnly.head
             forwarded = HTTPHeaders(trailersOnly.head.map { ($0.name, $0.value) })
         }
-        let isStream = head.headers.first(name: "Content-Type").map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
+        // Server-sent events and gRPC answers are kept as timed pieces, to be replayed at their pace.
+        let contentType = head.headers.first(name: "Content-Type")
+        let isStream = contentType.map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
+            || GRPCCall.isGRPC(contentType: contentType)
         let version = head.version.major >= 2 ? "2" : "\(head.version.major).\(head.version.minor)"
         state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, httpVersion: version, isStream: isStream,
                                          firstByte: now, trailersOnly: trailersOnly?.trailers))
@@ -310,11 +313,15 @@ struct FinishedExchange: Sendable {
     /// The interaction to record: the body stored decoded (or, when it does not decode, as
     /// received and marked so), a stream stored as its chunks, a spooled body installed as its side file.
     func interaction(recordedAt: String) throws(SideFileError) -> Interaction {
-        let stored: Body
+        var stored: Body
+        var chunks = chunks
         if let spool {
             stored = try spool.install(contentEncoding: headers["Content-Encoding"])
         } else {
             stored = chunks == nil ? Body.storing(received: body, contentEncoding: headers["Content-Encoding"]) : .empty
+        }
+        if let pieces = chunks, GRPCCall.isGRPC(contentType: headers["Content-Type"]), let answer = GRPCCall.recordedAnswer(pieces) {
+            (stored, chunks) = (Body(answer.body), answer.chunks)
         }
         let response = CassetteResponse(status: status, headers: headers, body: stored, trailers: trailers)
         return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks,
