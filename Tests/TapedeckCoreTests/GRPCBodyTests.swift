@@ -81,4 +81,14 @@ import Testing
         #expect(single.chunks == nil && single.body == Data([0, 0, 0, 0, 1, 0x41]), "one message is a body: nothing to pace")
         #expect(GRPCCall.recordedAnswer([StreamChunk(atMs: 0, data: Data([0, 0, 0, 0, 9]))]) == nil, "a length prefix that lies")
     }
+
+    @Test func grpcTimeoutIsReadInEveryUnitAndNonsenseIsNone() {
+        #expect(GRPCCall.deadline(grpcTimeout: "300m") == .milliseconds(300))
+        #expect(GRPCCall.deadline(grpcTimeout: "2H") == .seconds(7200))
+        #expect(GRPCCall.deadline(grpcTimeout: "5S") == .seconds(5))
+        #expect(GRPCCall.deadline(grpcTimeout: "7n") == .nanoseconds(7))
+        for nonsense in [nil, "", "m", "300", "123456789m", "-1S", "5s", "1.5S"] {
+            #expect(GRPCCall.deadline(grpcTimeout: nonsense) == nil, "\(nonsense ?? "nil")")
+        }
+    }
 }

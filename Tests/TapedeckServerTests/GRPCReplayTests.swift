@@ -23,13 +23,13 @@ import Testing
 
     /// Calls `/demo.Greeter/SayHello` with raw message bytes (no generated code: grpcio passes bytes
     /// through when no serializer is given); prints the answer's hex, or the status and details.
-    private func call(_ port: Int, messageHex: String) async throws -> String {
+    private func call(_ port: Int, messageHex: String, timeout: Double = 10) async throws -> String {
         let script = """
         import grpc, sys
         channel = grpc.insecure_channel("127.0.0.1:\(port)")
         say = channel.unary_unary("/demo.Greeter/SayHello")
         try:
-            print("OK", say(bytes.fromhex("\(messageHex)"), timeout=10).hex())
+            print("OK", say(bytes.fromhex("\(messageHex)"), timeout=\(timeout)).hex())
         except grpc.RpcError as error:
             print(error.code().name, error.details())
         """
@@ -82,6 +82,33 @@ import Testing
             // Under recorded latency the messages are paced by their atMs, as a stream's chunks are.
             let delays = harness.delays.storage.withLock { $0 }
             #expect(delays.map(\.chunks) == [[.zero, .milliseconds(50)]], "\(delays)")
+        }
+    }
+
+    /// The recorded answer takes 2 s under fixed latency; a call whose `grpc-timeout` is 300 ms gets
+    /// `DEADLINE_EXCEEDED` from the server at its deadline, as from a real server. nghttp (no
+    /// deadline of its own) shows what the server sent; grpcio hears the same status.
+    @Test func aCallWhoseDeadlinePassesGetsDeadlineExceeded() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(Self.cassette, named: "greeter.json", in: directory)
+        let message = directory.appending(path: "message.bin")
+        try Data([0, 0, 0, 0, 5, 0x0A, 0x03, 0x41, 0x64, 0x61]).write(to: message)
+        var options = PlaybackOptions()
+        options.latency = LatencyModel(.fixed(milliseconds: 2000))
+        try await ReplayHarness.run(files: [file], options: options) { (harness: ReplayHarness) async throws in
+            let call = { (timeout: String) in
+                try await Subprocess.run(executable: "/usr/bin/env", arguments: [
+                    "nghttp", "-v", "-H", ":method: POST", "-H", "content-type: application/grpc", "-H", "te: trailers",
+                    "-H", "grpc-timeout: \(timeout)", "-d", message.path, harness.base + "/demo.Greeter/SayHello"])
+            }
+            let late = try await call("300m")
+            #expect(late.text.contains("grpc-status: 4") && late.text.contains("grpc-message: Deadline Exceeded"), "\(late.text)")
+            #expect(!late.text.contains("recv DATA frame <length=18"), "no message after the deadline: \(late.text)")
+            let inTime = try await call("5S")
+            #expect(inTime.text.contains("grpc-status: 0") && inTime.text.contains("recv DATA frame <length=18"), "\(inTime.text)")
+            let heard = try await self.call(harness.server.port, messageHex: "0a03416461", timeout: 0.3)
+            #expect(heard.hasPrefix("DEADLINE_EXCEEDED"), "\(heard)")
         }
     }
 

@@ -14,6 +14,25 @@ package enum GRPCCall {
         isGRPC(contentType: request.headers["Content-Type"])
     }
 
+    /// The call's deadline from its `grpc-timeout` header (`"200m"`: at most 8 digits and a unit,
+    /// H, M, S, m, u or n); nil when there is none or it does not parse.
+    package static func deadline(grpcTimeout: String?) -> Duration? {
+        guard let grpcTimeout, let unit = grpcTimeout.last, (2...9).contains(grpcTimeout.count),
+              let amount = Int64(grpcTimeout.dropLast()), amount >= 0 else { return nil }
+        switch unit {
+        case "H": return .seconds(amount * 3600)
+        case "M": return .seconds(amount * 60)
+        case "S": return .seconds(amount)
+        case "m": return .milliseconds(amount)
+        case "u": return .microseconds(amount)
+        case "n": return .nanoseconds(amount)
+        default: return nil
+        }
+    }
+
+    /// The trailers of a call that ran past its deadline, as a server reports it: `DEADLINE_EXCEEDED`.
+    package static let deadlineExceeded: HeaderList = ["grpc-status": "4", "grpc-message": "Deadline Exceeded"]
+
     /// A trailers-only answer (an error with no message: one HEADERS frame holding the status)
     /// split into the head it is replayed with, its Content-Type alone, and its trailers (the
     /// status and every other field but the length, all trailing metadata), as a client reads it. Nil when the

@@ -105,6 +105,27 @@ package struct PreparedResponse: Sendable {
         return framed
     }
 
+    /// A gRPC answer as a call with `deadline` gets it when `delay` would end it later (SPEC 12):
+    /// the messages due before the deadline, then at the deadline no more but the status a real
+    /// server gives, `DEADLINE_EXCEEDED`. An answer that ends in time is unchanged.
+    package func keeping(deadline: Duration, delay: ResponseDelay) -> (PreparedResponse, ResponseDelay) {
+        let head = delay.head
+        let end = max(delay.total, delay.chunks.last ?? .zero, head)
+        guard end > deadline else { return (self, delay) }
+        var times: [Duration] = []
+        var kept: [ByteBuffer] = []
+        for (number, chunk) in (chunks ?? []).enumerated() {
+            let at = max(number < delay.chunks.count ? delay.chunks[number] : head, head)
+            guard at < deadline else { break }
+            kept.append(chunk)
+            times.append(at)
+        }
+        var cut = PreparedResponse(head: self.head, body: ByteBuffer(), chunks: kept, recorded: nil)
+        cut.head.headers.remove(name: "Content-Length")
+        cut.trailers = HTTPHeaders(GRPCCall.deadlineExceeded.map { ($0.name, $0.value) })
+        return (cut, ResponseDelay(head: min(head, deadline), total: deadline, chunks: times))
+    }
+
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).
     package func adding(header name: String, value: String) -> PreparedResponse {
         var added = self

@@ -12,10 +12,15 @@ extension ResponseSink {
         var response = prepared.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
             .framed(for: request.head)
         if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
+        var delay = playback.delay
+        if let deadline = GRPCCall.deadline(grpcTimeout: request.head.headers.first(name: "grpc-timeout")),
+           GRPCCall.isGRPC(contentType: response.head.headers.first(name: "Content-Type")) {
+            (response, delay) = response.keeping(deadline: deadline, delay: delay)
+        }
         if let fault = playback.fault {
-            fail(with: fault, response: response, delay: playback.delay, arrival: request.arrival)
+            fail(with: fault, response: response, delay: delay, arrival: request.arrival)
         } else {
-            send(response, delay: playback.delay, arrival: request.arrival)
+            send(response, delay: delay, arrival: request.arrival)
         }
     }
 
