@@ -383,6 +383,8 @@ BROKEN_CASES: list[tuple[str, Callable[[], dict], str]] = [
     ("neither interactions nor stubs", lambda: _broken(_delete(["interactions"])), "$"),
     ("a stub without a response",
      lambda: _broken(_set(["stubs"], [{"request": {"path": "/a"}}])), "stubs[0]"),
+    ("a stub response with both a body and gRPC messages",
+     lambda: _broken(_set(["stubs"], [{"response": {"body": {"text": "a"}, "grpc": []}}])), "stubs[0].response"),
     ("a stub response with neither status nor fault",
      lambda: _broken(_set(["stubs"], [{"response": {"headers": {}}}])), "stubs[0].response"),
     ("an unknown field in a request pattern",

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 extension StubFault {
     /// The error URLSession gives for this broken connection: a lost connection for `reset`,
-    /// `empty` and `truncate`, a bad server response for `malformed`.
+    /// `empty`, `truncate`, `rst-stream` and `goaway`, a bad server response for `malformed`.
     func urlError(for url: String) -> URLError {
         let code: URLError.Code = self == .malformed ? .badServerResponse : .networkConnectionLost
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: "Tapedeck stub fault \(rawValue)"]

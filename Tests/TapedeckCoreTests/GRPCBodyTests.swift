@@ -91,4 +91,15 @@ import Testing
             #expect(GRPCCall.deadline(grpcTimeout: nonsense) == nil, "\(nonsense ?? "nil")")
         }
     }
+
+    @Test func aStubAnswersGRPCWithMessagesAndTrailersButNotWithABodyBeside() throws {
+        let stub = try JSONDecoder().decode(StubResponse.self, from: Data(#"{"grpc": [{"base64": "aGk="}], "trailers": {"grpc-status": ["0"]}}"#.utf8))
+        #expect(stub.status == 200)
+        #expect(stub.headers["Content-Type"] == "application/grpc")
+        #expect(stub.body.data == Data([0, 0, 0, 0, 2, 0x68, 0x69]) && stub.body.style == .grpc)
+        #expect(stub.trailers?["grpc-status"] == "0")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(StubResponse.self, from: Data(#"{"grpc": [], "body": {"text": "a"}}"#.utf8))
+        }
+    }
 }

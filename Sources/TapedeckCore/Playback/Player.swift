@@ -134,7 +134,8 @@ package final class Player: Sendable {
         let delay = LatencyModel.duration(milliseconds: response.delayMs ?? 0)
         var playback = Playback(
             interaction: Interaction(request: request,
-                                     response: CassetteResponse(status: response.status, headers: response.headers, body: response.body),
+                                     response: CassetteResponse(status: response.status, headers: response.headers, body: response.body,
+                                                                trailers: response.trailers),
                                      delayMs: response.delayMs),
             cassette: "stubs", index: -1, playCount: served.playCount,
             delay: ResponseDelay(head: delay, total: delay))

@@ -91,6 +91,10 @@ public enum StubFault: String, Sendable, Hashable, Codable, CaseIterable {
     case truncate
     /// Send bytes that are not HTTP.
     case malformed
+    /// On HTTP/2, reset the stream (`RST_STREAM`, `INTERNAL_ERROR`); on HTTP/1.1, as `reset`.
+    case rstStream = "rst-stream"
+    /// On HTTP/2, end the connection (`GOAWAY`, `INTERNAL_ERROR`, then close); on HTTP/1.1, as `reset`.
+    case goaway
 }
 
 /// What a stub answers.
@@ -99,8 +103,10 @@ public struct StubResponse: Sendable, Hashable {
     public var status: Int
     /// The headers.
     public var headers: HeaderList
-    /// The body (any section-1 form).
+    /// The body (any section-1 form, or a gRPC answer's messages).
     public var body: Body
+    /// The trailing headers sent after the body (a gRPC answer's `grpc-status`); nil for none.
+    public var trailers: HeaderList?
     /// A latency for this answer, in milliseconds.
     public var delayMs: Double?
     /// Expand `{{...}}` in header values and in text or JSON string values.
@@ -109,11 +115,12 @@ public struct StubResponse: Sendable, Hashable {
     public var fault: StubFault?
 
     /// Creates a response.
-    public init(status: Int = 200, headers: HeaderList = [:], body: Body = .empty, delayMs: Double? = nil,
+    public init(status: Int = 200, headers: HeaderList = [:], body: Body = .empty, trailers: HeaderList? = nil, delayMs: Double? = nil,
                 templated: Bool = false, fault: StubFault? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.trailers = trailers
         self.delayMs = delayMs
         self.templated = templated
         self.fault = fault

@@ -72,20 +72,28 @@ extension RequestPattern: Decodable {
 }
 
 extension StubResponse: Decodable {
-    private enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, body, delayMs, templated, fault }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, body, grpc, trailers, delayMs, templated, fault }
 
-    /// Reads a stub's response; a `fault` needs no status.
+    /// Reads a stub's response; a `fault` needs no status, nor do gRPC messages (200).
     public init(from decoder: Decoder) throws {
         try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), in: "a stub response")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let fault = try container.decodeIfPresent(StubFault.self, forKey: .fault)
-        let status = try container.decodeIfPresent(Int.self, forKey: .status) ?? (fault == nil ? nil : 200)
+        let messages = try container.decodeIfPresent([GRPCMessage].self, forKey: .grpc)
+        let status = try container.decodeIfPresent(Int.self, forKey: .status) ?? (fault == nil && messages == nil ? nil : 200)
         guard let status, (100...999).contains(status) else {
             throw DecodingError.dataCorruptedError(forKey: .status, in: container,
-                                                   debugDescription: "a stub response needs a status from 100 to 999 (or a fault)")
+                                                   debugDescription: "a stub response needs a status from 100 to 999 (or a fault, or gRPC messages)")
         }
         var headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
-        let body = try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles)
+        var body = try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles)
+        if let messages {
+            guard !container.contains(.body) else {
+                throw DecodingError.dataCorruptedError(forKey: .grpc, in: container, debugDescription: "a stub response has a body or gRPC messages, not both")
+            }
+            body = Body(GRPCMessage.frame(messages), style: .grpc)
+            if !headers.contains("Content-Type") { headers.append(name: "Content-Type", value: "application/grpc") }
+        }
         // A `{"json": ...}` body says what it is: served as JSON unless the stub names another type.
         if body.style == .json, !body.isEmpty, !headers.contains("Content-Type") {
             headers.append(name: "Content-Type", value: "application/json")
@@ -93,6 +101,7 @@ extension StubResponse: Decodable {
         self.init(status: status,
                   headers: headers,
                   body: body,
+                  trailers: try container.decodeIfPresent(HeaderList.self, forKey: .trailers),
                   delayMs: try container.decodeDelayIfPresent(forKey: .delayMs),
                   templated: try container.decodeIfPresent(Bool.self, forKey: .templated) ?? false,
                   fault: fault)

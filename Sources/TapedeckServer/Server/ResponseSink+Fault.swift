@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import TapedeckCore
 
@@ -28,7 +29,12 @@ extension ResponseSink {
     /// - `reset`: closes with a TCP reset (SO_LINGER 0);
     /// - `empty`: closes without sending a byte;
     /// - `truncate`: sends the head (with the full Content-Length) and half the body, then closes;
-    /// - `malformed`: sends bytes that are not HTTP, then closes.
+    /// - `malformed`: sends bytes that are not HTTP, then closes;
+    /// - `rst-stream`: on HTTP/2, resets the stream with `INTERNAL_ERROR`;
+    /// - `goaway`: on HTTP/2, sends `GOAWAY` (`INTERNAL_ERROR`, this stream the last) and closes the connection.
+    ///
+    /// On HTTP/1.1 `rst-stream` and `goaway` are `reset`; on HTTP/2 the faults of HTTP/1.1 reset the stream
+    /// (`CANCEL`), `truncate` after half the body.
     package func fail(with fault: StubFault, response: PreparedResponse, delay: ResponseDelay, arrival: NIODeadline) {
         let wait = TimeAmount(delay.total)
         let sink = self
@@ -39,8 +45,21 @@ extension ResponseSink {
 
     private func performFault(_ fault: StubFault, response: PreparedResponse) {
         let context = self.context
+        let stream = context.value.channel
         switch fault {
-        case .reset:
+        case .rstStream where stream.parent != nil:
+            // Written below the HTTP/2-to-HTTP/1 translation, as the frame it is.
+            if let codec = try? stream.pipeline.syncOperations.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self) {
+                codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.internalError)), promise: nil)
+            }
+            stream.close(promise: nil)
+        case .goaway where stream.parent != nil:
+            guard let connection = stream.parent else { return }
+            stream.getOption(HTTP2StreamChannelOptions.streamID).whenSuccess { id in
+                let goaway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: id, errorCode: .internalError, opaqueData: nil))
+                connection.writeAndFlush(goaway).whenComplete { _ in connection.close(promise: nil) }
+            }
+        case .reset, .rstStream, .goaway:
             let channel = context.value.channel
             guard let socket = channel as? SocketOptionProvider else { return channel.close(promise: nil) }
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
