@@ -38,6 +38,10 @@ def main(address):
     chat = channel.stream_stream("/demo.Greeter/Chat")(iter([b"one", b"two"]), timeout=10)
     print(outcome("bidirectional", list(chat), chat))
 
+    answer, call = channel.unary_unary("/demo.Greeter/Squeeze").with_call(b"squeeze me " * 20, timeout=10,
+                                                                         compression=grpc.Compression.Gzip)
+    print(outcome("compressed", [answer[:22], b"%d bytes" % len(answer)], call))
+
     try:
         channel.unary_unary("/demo.Greeter/Fail").with_call(b"Bob", timeout=10)
         print("error call succeeded")

@@ -7,6 +7,7 @@ generated code), all four call kinds and an error. Prints its address, then serv
 /demo.Greeter/Collect     client streaming: the messages joined with "+"
 /demo.Greeter/Chat        bidirectional: each message upper-cased, as it comes
 /demo.Greeter/Fail        unary: NOT_FOUND "no greeting for " + the message, with trailing metadata
+/demo.Greeter/Squeeze     unary: the message repeated 50 times, sent compressed with gzip
 """
 import sys
 import time
@@ -42,6 +43,11 @@ def fail(request, context):
     context.abort(grpc.StatusCode.NOT_FOUND, "no greeting for " + request.decode())
 
 
+def squeeze(request, context):
+    context.set_compression(grpc.Compression.Gzip)
+    return request * 50
+
+
 def main():
     handlers = {
         "SayHello": grpc.unary_unary_rpc_method_handler(say_hello),
@@ -49,6 +55,7 @@ def main():
         "Collect": grpc.stream_unary_rpc_method_handler(collect),
         "Chat": grpc.stream_stream_rpc_method_handler(chat),
         "Fail": grpc.unary_unary_rpc_method_handler(fail),
+        "Squeeze": grpc.unary_unary_rpc_method_handler(squeeze),
     }
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("demo.Greeter", handlers),))

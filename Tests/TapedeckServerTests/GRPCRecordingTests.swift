@@ -6,7 +6,7 @@ import Testing
 
 /// gRPC recorded from a live grpcio service and replayed (SPEC section 12), with grpcio as the
 /// client: `scripts/grpc_calls.py` makes a unary, a server-streaming, a client-streaming and a
-/// bidirectional call and one that fails, and prints each answer's messages, status, details and
+/// bidirectional call, one compressed with gzip both ways and one that fails, and prints each answer's messages, status, details and
 /// metadata. Through the recording proxy, and then from the replay server, it must print exactly
 /// what it printed against the live service.
 @Suite struct GRPCRecordingTests {
@@ -22,7 +22,7 @@ import Testing
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
         let live = try await calls(upstream.authority)
-        #expect(live.split(separator: "\n").count == 5, "\(live)")
+        #expect(live.split(separator: "\n").count == 6, "\(live)")
         #expect(live.contains("unary 68656c6c6f3a416461 OK '' initial[x-greeter=py] trailing[x-served-by=grpcio]"), "\(live)")
         #expect(live.contains("error  NOT_FOUND 'no greeting for Bob' initial[] trailing[x-reason=missing]"), "\(live)")
 
@@ -32,7 +32,7 @@ import Testing
         try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
             let proxied = try await calls("127.0.0.1:\(harness.server.port)")
             #expect(proxied == live, "the client hears through the proxy what it heard live")
-            try await waitUntil { harness.responder.recorder.interactionCount == 5 }
+            try await waitUntil { harness.responder.recorder.interactionCount == 6 }
         }
 
         let cassette = try CassetteCodec().load(file)
@@ -44,6 +44,13 @@ import Testing
         let hellos = try #require(byPath["/demo.Greeter/SayHellos"]?.chunks)
         #expect(hellos.count == 3)
         #expect(hellos.count == 3 && hellos[2].atMs - hellos[0].atMs >= 30, "\(hellos.map(\.atMs))")
+        // Compressed messages are kept decompressed and flagged, both ways.
+        let squeezed = try #require(byPath["/demo.Greeter/Squeeze"])
+        let asked = try #require(GRPCMessage.split(squeezed.request.body.data))
+        let answered = try #require(GRPCMessage.split(squeezed.response.body.data))
+        #expect(asked.map(\.compressed) == [true] && asked.first?.bytes == Data(String(repeating: "squeeze me ", count: 20).utf8))
+        #expect(answered.map(\.compressed) == [true] && answered.first?.bytes.count == 11_000)
+        #expect(squeezed.response.headers["grpc-encoding"] == "gzip")
         let hello = try #require(byPath["/demo.Greeter/SayHello"])
         #expect(hello.chunks == nil, "a single message has nothing to pace")
         #expect(hello.response.trailers?["x-served-by"] == "grpcio")

@@ -112,6 +112,42 @@ import Testing
         }
     }
 
+    /// An answer recorded compressed (gzip) goes compressed to a client that takes gzip, plain to one that does not.
+    static let compressedCassette = #"""
+    {"version": 1, "interactions": [{
+      "request": {"method": "POST", "url": "http://greeter.test/demo.Greeter/Squeeze", "headers": {"content-type": ["application/grpc"]},
+                  "body": {"grpc": [{"base64": ""}]}},
+      "response": {"status": 200, "headers": {"content-type": ["application/grpc"], "grpc-encoding": ["gzip"]},
+                   "body": {"grpc": [{"base64": "%PLAIN%", "compressed": true}]}, "trailers": {"grpc-status": ["0"]}}
+    }]}
+    """#.replacingOccurrences(of: "%PLAIN%", with: Data(String(repeating: "squeeze ", count: 40).utf8).base64EncodedString())
+
+    @Test func aCompressedAnswerIsCompressedAgainForAClientThatTakesIt() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(Self.compressedCassette, named: "compressed.json", in: directory)
+        let empty = directory.appending(path: "empty-message.bin")
+        try Data([0, 0, 0, 0, 0]).write(to: empty)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let call = { (accepting: [String]) in
+                try await Subprocess.run(executable: "/usr/bin/env", arguments: [
+                    "nghttp", "-v", "-H", ":method: POST", "-H", "content-type: application/grpc", "-H", "te: trailers"]
+                    + accepting + ["-d", empty.path, harness.base + "/demo.Greeter/Squeeze"])
+            }
+            let plain = try await call([])
+            #expect(plain.text.contains("recv DATA frame <length=325") && !plain.text.contains("grpc-encoding"), "\(plain.text)")
+            let squeezed = try await call(["-H", "grpc-accept-encoding: identity, gzip"])
+            #expect(squeezed.text.contains("grpc-encoding: gzip") && !squeezed.text.contains("recv DATA frame <length=325"), "\(squeezed.text)")
+            let script = """
+            import grpc
+            channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
+            print(channel.unary_unary("/demo.Greeter/Squeeze")(b"", timeout=10).decode())
+            """
+            let heard = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
+            #expect(heard.text == String(repeating: "squeeze ", count: 40) + "\n", "\(heard.text) \(heard.error)")
+        }
+    }
+
     @Test func theGRPCMessageIsPercentEncodedAsGRPCRequires() {
         #expect(GRPCMiss.percentEncoded("a b%c\u{e9}") == "a b%25c%C3%A9")
     }

@@ -51,12 +51,52 @@ package enum GRPCCall {
         return (head, trailers)
     }
 
-    /// The interaction with its gRPC bodies kept as message lists (`{"grpc": [...]}`).
+    /// The interaction with its gRPC bodies kept as message lists (`{"grpc": [...]}`), compressed
+    /// messages decompressed (``decompressed(_:encoding:)``).
     package static func keepingMessages(_ interaction: Interaction) -> Interaction {
         var interaction = interaction
-        if isGRPC(interaction.request) { interaction.request.body.style = .grpc }
-        if isGRPC(contentType: interaction.response.headers["Content-Type"]) { interaction.response.body.style = .grpc }
+        if isGRPC(interaction.request) {
+            interaction.request.body = Body(decompressed(interaction.request.body.data, encoding: interaction.request.headers["grpc-encoding"]),
+                                            style: .grpc)
+        }
+        let response = interaction.response.headers
+        if isGRPC(contentType: response["Content-Type"]) {
+            let encoding = response["grpc-encoding"]
+            interaction.response.body = Body(decompressed(interaction.response.body.data, encoding: encoding), style: .grpc)
+            interaction.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: decompressed($0.data, encoding: encoding)) }
+        }
         return interaction
+    }
+
+    // MARK: compressed messages (grpc-encoding)
+
+    /// gRPC bodies are held, stored and matched with every message decompressed, its compressed
+    /// flag kept (`"compressed": true` in a cassette): compressors differ, the messages do not.
+    /// A message that does not decompress with `encoding` (gzip or deflate) stays as it came.
+    package static func decompressed(_ body: Data, encoding: String?) -> Data {
+        guard let coding = ContentCoding(header: encoding), let messages = GRPCMessage.split(body),
+              messages.contains(where: \.compressed) else { return body }
+        return GRPCMessage.frame(messages.map { message in
+            guard message.compressed, let plain = try? coding.decode(message.bytes) else { return message }
+            return GRPCMessage(bytes: plain, compressed: true)
+        })
+    }
+
+    /// A held body as it goes on the wire: flagged messages compressed with `encoding`, or sent
+    /// uncompressed (flag cleared) when it is nil, for a client that does not accept the recorded one.
+    package static func compressed(_ body: Data, encoding: String?) -> Data {
+        guard let messages = GRPCMessage.split(body), messages.contains(where: \.compressed) else { return body }
+        let coding = ContentCoding(header: encoding)
+        return GRPCMessage.frame(messages.map { message in
+            guard message.compressed else { return message }
+            guard let coding, let squeezed = try? coding.encode(message.bytes) else { return GRPCMessage(bytes: message.bytes, compressed: false) }
+            return GRPCMessage(bytes: squeezed, compressed: true)
+        })
+    }
+
+    /// Whether a client that sent `acceptEncoding` (its `grpc-accept-encoding`) takes messages in `encoding`.
+    package static func accepts(_ acceptEncoding: String?, _ encoding: String) -> Bool {
+        (acceptEncoding ?? "").split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).caseInsensitiveEquals(encoding) }
     }
 
     // MARK: streamed answers: messages with atMs in the file, chunks of one message each in memory

@@ -7,7 +7,8 @@ import Foundation
 package struct GRPCMessage: Sendable, Hashable {
     /// The message's bytes (its protobuf encoding, usually).
     package var bytes: Data
-    /// The wire's compressed flag.
+    /// The wire's compressed flag: the message came compressed (`grpc-encoding`), and is held
+    /// decompressed (``GRPCCall/decompressed(_:encoding:)``).
     package var compressed: Bool
     /// When a streamed answer's message came, in milliseconds from the answer's first byte (SPEC 12);
     /// nil for a request's messages and a single answer.
@@ -52,10 +53,6 @@ extension GRPCMessage: Codable {
         }
         bytes = data
         compressed = try container.decodeIfPresent(Bool.self, forKey: .compressed) ?? false
-        if compressed {
-            throw DecodingError.dataCorruptedError(forKey: .compressed, in: container,
-                                                   debugDescription: "compressed gRPC messages are not supported yet; store the message decompressed")
-        }
         atMs = try container.decodeIfPresent(Double.self, forKey: .atMs)
         if let atMs, !(atMs >= 0 && atMs.isFinite) {
             throw DecodingError.dataCorruptedError(forKey: .atMs, in: container, debugDescription: "atMs \(atMs) is not a time from the first byte")

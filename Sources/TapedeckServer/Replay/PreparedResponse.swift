@@ -36,15 +36,18 @@ package struct PreparedResponse: Sendable {
         // What a client that sends no Accept-Encoding gets; another variant exists unless it is the recorded coding.
         let plain = ResponseEncoding.negotiate(for: response, acceptEncoding: nil)
         let variants = plain == .asRecorded ? nil : response
+        // A gRPC answer's messages that came compressed go compressed again, in the recorded grpc-encoding.
+        let grpcEncoding = GRPCCall.isGRPC(contentType: response.headers["Content-Type"]) ? response.headers["grpc-encoding"] : nil
         if let chunks = interaction.chunks, response.contentCoding == nil {
             self.init(response, keepsLength: keepsLength, body: ByteBuffer(),
-                      chunks: allowsBody ? chunks.map { ByteBuffer(bytes: $0.data) } : [], recorded: variants)
+                      chunks: allowsBody ? chunks.map { ByteBuffer(bytes: GRPCCall.compressed($0.data, encoding: grpcEncoding)) } : [],
+                      recorded: variants)
         } else if let file = response.body.file, interaction.chunks == nil {
             var stored = response
             if plain == .identity { stored.headers.remove("Content-Encoding") }
             self.init(stored, keepsLength: keepsLength, body: ByteBuffer(), file: allowsBody ? file : nil, chunks: nil, recorded: nil)
         } else {
-            let wire = allowsBody ? try response.wireBody(interaction.responseBodyData) : Data()
+            let wire = allowsBody ? try response.wireBody(GRPCCall.compressed(interaction.responseBodyData, encoding: grpcEncoding)) : Data()
             self.init(response, keepsLength: keepsLength, body: ByteBuffer(bytes: wire), chunks: nil, recorded: variants)
         }
     }
@@ -124,6 +127,23 @@ package struct PreparedResponse: Sendable {
         cut.head.headers.remove(name: "Content-Length")
         cut.trailers = HTTPHeaders(GRPCCall.deadlineExceeded.map { ($0.name, $0.value) })
         return (cut, ResponseDelay(head: min(head, deadline), total: deadline, chunks: times))
+    }
+
+    /// The response for a gRPC client that sent `acceptEncoding` (its `grpc-accept-encoding`):
+    /// as recorded when it takes the recorded `grpc-encoding`, otherwise with every message
+    /// uncompressed and without the header.
+    package func negotiated(grpcAcceptEncoding acceptEncoding: String?) -> PreparedResponse {
+        guard let encoding = head.headers.first(name: "grpc-encoding"), !GRPCCall.accepts(acceptEncoding, encoding) else { return self }
+        let plain = { (buffer: ByteBuffer) in
+            ByteBuffer(bytes: GRPCCall.compressed(GRPCCall.decompressed(Data(buffer.readableBytesView), encoding: encoding), encoding: nil))
+        }
+        var uncompressed = PreparedResponse(head: head, body: plain(body), file: file, chunks: chunks?.map(plain), recorded: nil)
+        uncompressed.head.headers.remove(name: "grpc-encoding")
+        if uncompressed.head.headers.contains(name: "Content-Length") {
+            uncompressed.head.headers.replaceOrAdd(name: "Content-Length", value: String(uncompressed.body.readableBytes))
+        }
+        uncompressed.trailers = trailers
+        return uncompressed
     }
 
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).

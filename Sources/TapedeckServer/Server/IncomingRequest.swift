@@ -38,7 +38,9 @@ package struct IncomingRequest: Sendable {
         if let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bytes) {
             bytes = decoded
         }
-        return CassetteRequest(method: head.method.rawValue, url: url, headers: headers, body: Body(bytes))
+        var request = CassetteRequest(method: head.method.rawValue, url: url, headers: headers, body: Body(bytes))
+        if GRPCCall.isGRPC(request) { request.body = Body(GRPCCall.decompressed(bytes, encoding: headers["grpc-encoding"]), style: .grpc) }
+        return request
     }
 }
 

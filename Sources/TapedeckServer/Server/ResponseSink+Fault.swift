@@ -14,9 +14,11 @@ extension ResponseSink {
             .framed(for: request.head)
         if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
         var delay = playback.delay
-        if let deadline = GRPCCall.deadline(grpcTimeout: request.head.headers.first(name: "grpc-timeout")),
-           GRPCCall.isGRPC(contentType: response.head.headers.first(name: "Content-Type")) {
-            (response, delay) = response.keeping(deadline: deadline, delay: delay)
+        if GRPCCall.isGRPC(contentType: response.head.headers.first(name: "Content-Type")) {
+            response = response.negotiated(grpcAcceptEncoding: request.head.headers.first(name: "grpc-accept-encoding"))
+            if let deadline = GRPCCall.deadline(grpcTimeout: request.head.headers.first(name: "grpc-timeout")) {
+                (response, delay) = response.keeping(deadline: deadline, delay: delay)
+            }
         }
         if let fault = playback.fault {
             fail(with: fault, response: response, delay: delay, arrival: request.arrival)
