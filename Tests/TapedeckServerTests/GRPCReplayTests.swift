@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test func theGRPCMessageIsPercentEncodedAsGRPCRequires() {
-        #expect(GRPCMiss.percentEncoded("a b%c\u{e9}") == "a b%25c%C3%A9")
+        #expect(GRPCErrorAnswer.percentEncoded("a b%c\u{e9}") == "a b%25c%C3%A9")
     }
 }
 

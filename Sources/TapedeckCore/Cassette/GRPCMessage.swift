@@ -17,17 +17,39 @@ package struct GRPCMessage: Sendable, Hashable {
     /// The messages framed in `data`; nil when the framing does not hold (a length past the end, a
     /// flag other than 0 or 1), so such a body is written as plain bytes instead.
     package static func split(_ data: Data) -> [GRPCMessage]? {
+        try? parse(data).get()
+    }
+
+    /// What is wrong with the framing of `data`, for the client that sent it; nil when it holds.
+    package static func framingProblem(_ data: Data) -> String? {
+        guard case .failure(let problem) = parse(data) else { return nil }
+        return problem.description
+    }
+
+    private struct FramingProblem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func parse(_ data: Data) -> Result<[GRPCMessage], FramingProblem> {
         var messages: [GRPCMessage] = []
         var position = data.startIndex
         while position < data.endIndex {
-            guard data.endIndex - position >= 5, data[position] <= 1 else { return nil }
+            let number = messages.count + 1
+            guard data.endIndex - position >= 5 else {
+                return .failure(FramingProblem(description: "message \(number) has \(data.endIndex - position) bytes of its 5-byte prefix"))
+            }
+            guard data[position] <= 1 else {
+                return .failure(FramingProblem(description: "message \(number)'s compressed flag is \(data[position]), not 0 or 1"))
+            }
             let length = data[(position + 1)..<(position + 5)].reduce(0) { $0 << 8 | Int($1) }
             let start = position + 5
-            guard length <= data.endIndex - start else { return nil }
+            guard length <= data.endIndex - start else {
+                return .failure(FramingProblem(description: "message \(number)'s length prefix says \(length) bytes; \(data.endIndex - start) follow"))
+            }
             messages.append(GRPCMessage(bytes: Data(data[start..<(start + length)]), compressed: data[position] == 1))
             position = start + length
         }
-        return messages
+        return .success(messages)
     }
 
     /// The messages as they go on the wire.

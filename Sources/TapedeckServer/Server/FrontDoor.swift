@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import NIOCore
 import TapedeckCore
 
@@ -19,6 +20,11 @@ package struct FrontDoor: Responder {
     package func respond(to request: IncomingRequest, sink: ResponseSink) {
         if request.isAdmin {
             mode.admin.respond(to: request, sink: sink)
+            return
+        }
+        if GRPCCall.isGRPC(contentType: request.head.headers.first(name: "Content-Type")),
+           let problem = GRPCMessage.framingProblem(Data(request.body.readableBytesView)) {
+            sink.send(status: .ok, headers: GRPCErrorAnswer.malformedHeaders, trailers: GRPCErrorAnswer.malformedTrailers(problem))
             return
         }
         let control = ControlHeaders(request.head.headers)

@@ -54,7 +54,7 @@ package struct PlaybackAnswers: Sendable {
         let isGRPC = GRPCCall.isGRPC(request)
         exchanges?.add(entry, request: request, status: isGRPC ? 200 : Int(unmatchedStatus.code), diagnosis: diagnosis)
         if isGRPC {
-            sink.send(status: .ok, headers: GRPCMiss.headers, trailers: GRPCMiss.trailers(for: shown))
+            sink.send(status: .ok, headers: GRPCErrorAnswer.headers, trailers: GRPCErrorAnswer.trailers(for: shown))
             return
         }
         sink.send(status: unmatchedStatus,

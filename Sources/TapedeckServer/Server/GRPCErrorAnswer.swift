@@ -1,16 +1,25 @@
 import NIOHTTP1
 import TapedeckCore
 
-/// How a gRPC client hears that nothing matched (SPEC section 12): HTTP status 200 with no message
-/// and trailers `grpc-status: 12` (UNIMPLEMENTED) and a `grpc-message` naming the nearest recording
-/// and its first difference. Never an HTTP 599, which a gRPC client reports as a transport failure.
-enum GRPCMiss {
+/// How a gRPC client hears of an error of Tapedeck's own (SPEC section 12): HTTP status 200 with no
+/// message, and trailers with the status and the reason. Nothing matched: `grpc-status: 12`
+/// (UNIMPLEMENTED) and a `grpc-message` naming the nearest recording and its first difference.
+/// Messages whose framing does not hold: `grpc-status: 13` (INTERNAL), as a gRPC server answers.
+/// Never an HTTP 599 or 400, which a gRPC client reports as a transport failure.
+enum GRPCErrorAnswer {
     /// The status line and headers of the answer, without a body.
     static let headers = HTTPHeaders([("Content-Type", "application/grpc"), ("Tapedeck-Error", "no-match")])
+    /// The same for a request whose messages do not parse.
+    static let malformedHeaders = HTTPHeaders([("Content-Type", "application/grpc"), ("Tapedeck-Error", "malformed-grpc")])
 
     /// The trailers: status 12 and the reason, percent-encoded as gRPC requires.
     static func trailers(for diagnosis: MatchDiagnosis) -> HTTPHeaders {
         HTTPHeaders([("grpc-status", "12"), ("grpc-message", percentEncoded(message(for: diagnosis)))])
+    }
+
+    /// The trailers for a request whose messages' framing does not hold: status 13 and what is wrong.
+    static func malformedTrailers(_ problem: String) -> HTTPHeaders {
+        HTTPHeaders([("grpc-status", "13"), ("grpc-message", percentEncoded("the request's messages do not parse: \(problem)"))])
     }
 
     /// `no recording matched /demo.Greeter/SayHello; nearest #3: body differs ...`.
