@@ -67,4 +67,25 @@ struct HTTP2UpstreamTests {
         }
         #expect(try CassetteCodec().load(forward).interactions.map(\.httpVersion) == ["2"])
     }
+
+    /// Headless Chromium through the intercepting proxy negotiates h2 with it, so the upstream leg
+    /// speaks h2 to nginx too: the page nginx answers names the protocol it heard.
+    @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func chromiumNegotiatesH2ThroughTheInterception() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (nginx, port, certificate) = try startNginx(in: directory)
+        defer { nginx.stop() }
+        try await waitForNginx(port: port, certificate: certificate)
+        let cassette = directory.appending(path: "chromium.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
+            // Chromium sends loopback addresses around a proxy unless told not to; the minted certificate is not in its store.
+            let dom = try await Chromium.dumpDOM("https://127.0.0.1:\(port)/through-chromium", flags: [
+                "--proxy-server=\(harness.base)", "--proxy-bypass-list=<-loopback>", "--ignore-certificate-errors"])
+            #expect(dom.contains("HTTP/2.0 /through-chromium"), "\(dom)")
+            try await waitUntil { harness.responder.recorder.interactionCount >= 1 }
+        }
+        let recorded = try CassetteCodec().load(cassette).interactions
+        #expect(recorded.contains { $0.request.url.hasSuffix("/through-chromium") && $0.httpVersion == "2" })
+    }
 }
