@@ -58,6 +58,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // Only for a test: grpc-swift 2 as a real gRPC client of the recording proxy and the replay server.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
     ],
     targets: [
         // zlib, for gzip and deflate bodies: the system library, no SwiftNIO.
@@ -208,6 +211,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // grpc-swift 2 against `tapedeck record` and `tapedeck replay`, run as the CLI.
+        .testTarget(
+            name: "TapedeckGRPCSwiftTests",
+            dependencies: [
+                "TapedeckTestSupport",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
             ]
         ),
     ]

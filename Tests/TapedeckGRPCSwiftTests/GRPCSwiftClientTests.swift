@@ -1,0 +1,99 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import TapedeckTestSupport
+import Testing
+
+/// grpc-swift 2, a gRPC client no one here wrote, against the `tapedeck` command (SPEC 12): the
+/// four call kinds and an error, made through `tapedeck record` in front of the live grpcio
+/// service (`scripts/grpc_upstream.py`), then against `tapedeck replay` of what was recorded,
+/// hear exactly what they heard from the live service. Messages are raw bytes: no generated code.
+@Suite struct GRPCSwiftClientTests {
+    /// Messages as their bytes.
+    struct RawBytes: MessageSerializer, MessageDeserializer {
+        func serialize<Bytes: GRPCContiguousBytes>(_ message: [UInt8]) throws -> Bytes { Bytes(message) }
+        func deserialize<Bytes: GRPCContiguousBytes>(_ serializedMessageBytes: Bytes) throws -> [UInt8] {
+            serializedMessageBytes.withUnsafeBytes { Array($0) }
+        }
+    }
+
+    private static func method(_ name: String) -> MethodDescriptor {
+        MethodDescriptor(fullyQualifiedService: "demo.Greeter", method: name)
+    }
+
+    private static func text(_ messages: [[UInt8]]) -> String {
+        messages.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+    }
+
+    private static func described(_ metadata: Metadata) -> String {
+        metadata.filter { $0.key.hasPrefix("x-") }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")
+    }
+
+    /// One line per call: what came back, the status, and the x- metadata.
+    private func calls(port: Int) async throws -> [String] {
+        let transport = try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+        return try await withGRPCClient(transport: transport) { client in
+            var lines: [String] = []
+            let options = CallOptions.defaults
+            lines.append(try await client.unary(request: ClientRequest(message: Array("Ada".utf8)), descriptor: Self.method("SayHello"),
+                                                serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
+                "unary \(Self.text([try response.message])) initial[\(Self.described(response.metadata))] trailing[\(Self.described(response.trailingMetadata))]"
+            })
+            lines.append(try await client.serverStreaming(request: ClientRequest(message: Array("Ada".utf8)), descriptor: Self.method("SayHellos"),
+                                                          serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
+                var messages: [[UInt8]] = []
+                for try await message in response.messages { messages.append(message) }
+                return "server-streaming \(Self.text(messages))"
+            })
+            let pieces = ["a", "bb", "ccc"]
+            lines.append(try await client.clientStreaming(
+                request: StreamingClientRequest { writer in for piece in pieces { try await writer.write(Array(piece.utf8)) } },
+                descriptor: Self.method("Collect"), serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
+                "client-streaming \(Self.text([try response.message]))"
+            })
+            lines.append(try await client.bidirectionalStreaming(
+                request: StreamingClientRequest { writer in for word in ["one", "two"] { try await writer.write(Array(word.utf8)) } },
+                descriptor: Self.method("Chat"), serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
+                var messages: [[UInt8]] = []
+                for try await message in response.messages { messages.append(message) }
+                return "bidirectional \(Self.text(messages))"
+            })
+            lines.append(try await client.unary(request: ClientRequest(message: Array("Bob".utf8)), descriptor: Self.method("Fail"),
+                                                serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
+                switch response.accepted.flatMap({ $0.message }) {
+                case .success: return "error call succeeded"
+                case .failure(let error):
+                    return "error \(error.code) \(error.message) trailing[\(Self.described(error.metadata))]"
+                }
+            })
+            return lines
+        }
+    }
+
+    @Test func allFourCallKindsRecordAndReplayForGRPCSwift() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let live = try await calls(port: Int(upstream.authority.split(separator: ":").last!)!)
+        #expect(live == ["unary hello:Ada initial[x-greeter=py] trailing[x-served-by=grpcio]", "server-streaming Ada#0 Ada#1 Ada#2",
+                         "client-streaming a+bb+ccc", "bidirectional ONE TWO",
+                         "error notFound no greeting for Bob trailing[x-reason=missing]"])
+
+        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-grpc-swift-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "greeter.json")
+        let home = ["TAPEDECK_HOME": directory.appending(path: "home").path]
+
+        let recorder = try TapedeckProcess(["record", "--port", "0", "--target", upstream.baseURL, cassette.path], environment: home)
+        let recordingPort = try recorder.waitUntilListening()
+        let proxied = try await calls(port: recordingPort)
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit() == 0, "\(recorder.standardError())")
+        #expect(proxied == live)
+
+        let replayer = try TapedeckProcess(["replay", "--port", "0", cassette.path], environment: home)
+        defer { _ = replayer.stop() }
+        let replayed = try await calls(port: try replayer.waitUntilListening())
+        #expect(replayed == live)
+    }
+}
