@@ -143,4 +143,22 @@ import Testing
             #expect(harness.responder.journal.document().entries.isEmpty, "nothing was matched or played")
         }
     }
+
+    /// The idle timeout (300 ms here) closes an HTTP/2 connection with no stream open, with
+    /// `GOAWAY` (`NO_ERROR`); one whose stream is still open (its body not ended) stays.
+    @Test func anIdleConnectionIsClosedWithGoawayAndOneWithAnOpenStreamStays() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { harness in
+            let idle = try RawSocket(port: harness.server.port, timeout: 10)
+            idle.send(Self.greeting)
+            let closed = await idle.read()
+            #expect(closed.ending == .closed)
+            #expect(Self.frames(in: closed.data).filter { $0.type == 0x07 }.map(\.code) == [0x00], "GOAWAY with NO_ERROR")
+
+            let busy = try RawSocket(port: harness.server.port, timeout: 1)
+            busy.send(Self.greeting + Self.frame(type: 0x01, flags: 0x04, stream: 1, Self.requestBlock()))
+            let kept = await busy.read()
+            #expect(kept.ending == .timedOut, "a connection with a stream open is kept past the idle timeout")
+            #expect(!Self.frames(in: kept.data).contains { $0.type == 0x07 })
+        }
+    }
 }

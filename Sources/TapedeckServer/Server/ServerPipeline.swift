@@ -36,6 +36,10 @@ enum ServerPipeline {
         if let reads = try? operations.handler(type: ConnectionReadHandler.self) {
             operations.removeHandler(reads, promise: nil)
         }
+        // A tunnel has its idle watch in front already; a plain connection gets one here.
+        if (try? operations.handler(type: IdleStateHandler.self)) == nil {
+            try operations.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout), position: .first)
+        }
         // The streams share one scope, so the recording proxy forwards them on one upstream connection.
         let scope = NIOLoopBound(ConnectionScope(), eventLoop: operations.eventLoop)
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
@@ -43,8 +47,9 @@ enum ServerPipeline {
             HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams),
             HTTP2Setting(parameter: .maxHeaderListSize, value: Self.maxHeaderListSize),
         ]
+        let idleClose = HTTP2IdleClose(eventLoop: operations.eventLoop)
         _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: connection,
-                                                  streamConfiguration: NIOHTTP2Handler.StreamConfiguration()) { stream in
+                                                  streamConfiguration: NIOHTTP2Handler.StreamConfiguration(), streamDelegate: idleClose.streams) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
@@ -53,6 +58,7 @@ enum ServerPipeline {
             }
         }
         try operations.addHandler(CloseOnConnectionError())
+        try operations.addHandler(idleClose)
         try operations.addHandler(ConnectionScopeCloser(scope: scope.value))
     }
 
