@@ -319,6 +319,27 @@ struct InspectorTests {
         }
     }
 
+    @Test("a gRPC answer's trailers are in its exchange and on the page", .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func trailersAreShown() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(GRPCReplayTests.cassette, named: "greeter.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let script = """
+            import grpc
+            print(grpc.insecure_channel("127.0.0.1:\(harness.server.port)").unary_unary("/demo.Greeter/SayHello")(bytes.fromhex("0a03416461"), timeout=10).hex())
+            """
+            _ = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
+            let list = try JSONDecoder().decode(ExchangeList.self, from: try await Curl.run([harness.base + "/__tapedeck/exchanges"]).output)
+            let id = try #require(list.exchanges.first?.id)
+            let exchange = try JSONDecoder().decode(
+                InspectedExchange.self, from: try await Curl.run([harness.base + "/__tapedeck/exchanges/\(id)"]).output)
+            #expect(exchange.response?.trailers?.contains(["grpc-status", "0"]) == true, "\(String(describing: exchange.response?.trailers))")
+            let dom = try await Chromium.dumpDOM(harness.base + "/__tapedeck/ui#exchange=\(id)")
+            #expect(dom.contains("<h4>Trailers</h4>") && dom.contains("<td>grpc-status</td>"), "\(dom.suffix(3000))")
+        }
+    }
+
     @Test("under --proxy-auth the page asks with 401 and takes the credentials as Authorization; requests to pass on still need Proxy-Authorization")
     func pageUnderProxyAuth() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: {

@@ -84,6 +84,8 @@ package struct InspectedMessage: Sendable, Hashable, Codable {
     package var headers: [[String]]
     /// The body.
     package var body: InspectedBody
+    /// The trailing headers in order, each as `[name, value]`, for a response that had them.
+    package var trailers: [[String]]?
 
     /// A request, keeping at most `limit` body bytes.
     ///
@@ -99,6 +101,7 @@ package struct InspectedMessage: Sendable, Hashable, Codable {
     package init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil) {
         status = response.status
         headers = response.headers.map { [$0.name, $0.value] }
+        trailers = response.trailers.map { $0.map { [$0.name, $0.value] } }
         var body = response.body
         var size = bodySize
         if let chunks, body.isEmpty {

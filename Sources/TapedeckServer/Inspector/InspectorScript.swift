@@ -171,7 +171,13 @@ enum InspectorScript {
           table.append(el('tr', { class: differs ? 'differs' : null }, el('td', null, name), el('td', null, value)));
         }
         const otherBody = other && rules.includes('body') ? other.request.body : null;
-        return el('div', null, table, renderBody(message.body, otherBody));
+        const shown = el('div', null, table, renderBody(message.body, otherBody));
+        if (message.trailers) {
+          const trailers = el('table', { class: 'kv trailers' });
+          for (const [name, value] of message.trailers) trailers.append(el('tr', null, el('td', null, name), el('td', null, value)));
+          shown.append(el('h4', null, 'Trailers'), trailers);
+        }
+        return shown;
       }
 
       function sortKeys(value) {
