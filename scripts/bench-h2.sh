@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# HTTP/2 replay benchmark (the "HTTP/2 and gRPC" issue), 127.0.0.1 only, all in one run:
+#   (a) nginx serving a fixed response over HTTP/2 (h2c, prior knowledge), under h2load;
+#   (b) `tapedeck replay` of a 1,000-interaction cassette over HTTP/2 (prior knowledge), under h2load;
+#   (c) the same server over HTTP/1.1, under wrk.
+# h2load opens 10 connections with 10 streams each in flight (100 streams); wrk keeps 100
+# keep-alive connections, so both have 100 requests in flight. The servers are measured in ROUNDS
+# alternating rounds, each starting one further along, and compared by their medians.
+# Goals: (b)/(a) >= 0.5, and (b)/(c) >= 1 (HTTP/2 no more costly per request than HTTP/1.1).
+# Needs h2load (nghttp2-client), wrk and nginx.
+# Usage: scripts/bench-h2.sh [DURATION_SECONDS] [ROUNDS]   (defaults 10 and 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${1:-10}"
+ROUNDS="${2:-3}"
+
+for tool in h2load wrk nginx; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install -y nghttp2-client wrk nginx-light" >&2; exit 1; }
+done
+
+echo "building the release binary..." >&2
+swift build -c release --product tapedeck >&2
+BIN="$(swift build -c release --show-bin-path)"
+
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+export TAPEDECK_HOME="$WORK/home"
+python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
+
+# The body tapedeck answers for /items/500, which nginx then serves too.
+REPLAY_PORT="$(python3 scripts/bench/free_port.py)"
+"$BIN/tapedeck" replay "$WORK/c1k.json" --port "$REPLAY_PORT" >"$WORK/replay.out" 2>"$WORK/replay.err" &
+PIDS+=($!)
+for _ in $(seq 1 200); do grep -q "listening on" "$WORK/replay.out" 2>/dev/null && break; sleep 0.05; done
+curl -sS -o "$WORK/item.json" "http://127.0.0.1:$REPLAY_PORT/items/500"
+
+NGINX_PORT="$(python3 scripts/bench/free_port.py)"
+mkdir -p "$WORK/nginx"
+cat >"$WORK/nginx/nginx.conf" <<CONF
+daemon off; worker_processes 1; pid $WORK/nginx/nginx.pid; error_log $WORK/nginx/error.log;
+events { worker_connections 1024; }
+http { access_log off; client_body_temp_path $WORK/nginx/b; proxy_temp_path $WORK/nginx/p; fastcgi_temp_path $WORK/nginx/f;
+  uwsgi_temp_path $WORK/nginx/u; scgi_temp_path $WORK/nginx/s;
+  server { listen 127.0.0.1:$NGINX_PORT http2; location / { default_type application/json; alias $WORK/item.json; } } }
+CONF
+nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
+PIDS+=($!)
+sleep 0.5
+
+h2() { h2load -c 10 -m 10 -t 2 -D "$DURATION" "$1" 2>/dev/null | sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p'; }
+h1() { wrk -t2 -c100 -d"$DURATION"s "$1" | awk '/Requests\/sec/ {print $2}'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+NAMES=(nginx h2 h1)
+measure() {
+  case "$1" in
+    nginx) h2 "http://127.0.0.1:$NGINX_PORT/items/500" ;;
+    h2) h2 "http://127.0.0.1:$REPLAY_PORT/items/500" ;;
+    h1) h1 "http://127.0.0.1:$REPLAY_PORT/items/500" ;;
+  esac
+}
+echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1 =="
+declare -A RESULTS
+for round in $(seq 1 "$ROUNDS"); do
+  for step in 0 1 2; do
+    name="${NAMES[$(( (round - 1 + step) % 3 ))]}"
+    RESULTS[$name.$round]="$(measure "$name")"
+  done
+  echo "  round $round: nginx h2 ${RESULTS[nginx.$round]} req/s, tapedeck h2 ${RESULTS[h2.$round]}, tapedeck HTTP/1.1 ${RESULTS[h1.$round]};" \
+       "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")"
+done
+declare -A MEDIAN
+for name in "${NAMES[@]}"; do
+  MEDIAN[$name]="$(for round in $(seq 1 "$ROUNDS"); do echo "${RESULTS[$name.$round]}"; done | median)"
+done
+echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}"
+echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
+echo "tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${MEDIAN[h2]}" "${MEDIAN[h1]}") (goal >= 1.0)"
