@@ -23,6 +23,7 @@ swift build -c release --product tapedeck >&2
 BIN="$(swift build -c release --show-bin-path)"
 
 WORK="$(mktemp -d)"
+chmod 755 "$WORK"   # nginx's worker (nobody) reads the body from here
 PIDS=()
 cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
@@ -41,9 +42,9 @@ mkdir -p "$WORK/nginx"
 cat >"$WORK/nginx/nginx.conf" <<CONF
 daemon off; worker_processes 1; pid $WORK/nginx/nginx.pid; error_log $WORK/nginx/error.log;
 events { worker_connections 1024; }
-http { access_log off; client_body_temp_path $WORK/nginx/b; proxy_temp_path $WORK/nginx/p; fastcgi_temp_path $WORK/nginx/f;
+http { access_log off; keepalive_requests 100000000; client_body_temp_path $WORK/nginx/b; proxy_temp_path $WORK/nginx/p; fastcgi_temp_path $WORK/nginx/f;
   uwsgi_temp_path $WORK/nginx/u; scgi_temp_path $WORK/nginx/s;
-  server { listen 127.0.0.1:$NGINX_PORT http2; location / { default_type application/json; alias $WORK/item.json; } } }
+  server { listen 127.0.0.1:$NGINX_PORT http2; location / { default_type application/json; root $WORK; try_files /item.json =404; } } }
 CONF
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
 PIDS+=($!)
@@ -72,10 +73,9 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "  round $round: nginx h2 ${RESULTS[nginx.$round]} req/s, tapedeck h2 ${RESULTS[h2.$round]}, tapedeck HTTP/1.1 ${RESULTS[h1.$round]};" \
        "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")"
 done
+median_of() { local round; for round in $(seq 1 "$ROUNDS"); do echo "${RESULTS[$1.$round]}"; done | median; }
 declare -A MEDIAN
-for name in "${NAMES[@]}"; do
-  MEDIAN[$name]="$(for round in $(seq 1 "$ROUNDS"); do echo "${RESULTS[$name.$round]}"; done | median)"
-done
+for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of "$name")"; done
 echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}"
 echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
 echo "tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${MEDIAN[h2]}" "${MEDIAN[h1]}") (goal >= 1.0)"

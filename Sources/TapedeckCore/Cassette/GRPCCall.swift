@@ -56,16 +56,21 @@ package enum GRPCCall {
     package static func keepingMessages(_ interaction: Interaction) -> Interaction {
         var interaction = interaction
         if isGRPC(interaction.request) {
-            interaction.request.body = Body(decompressed(interaction.request.body.data, encoding: interaction.request.headers["grpc-encoding"]),
-                                            style: .grpc)
+            interaction.request.body = keptAsMessages(interaction.request.body, encoding: interaction.request.headers["grpc-encoding"])
         }
         let response = interaction.response.headers
         if isGRPC(contentType: response["Content-Type"]) {
             let encoding = response["grpc-encoding"]
-            interaction.response.body = Body(decompressed(interaction.response.body.data, encoding: encoding), style: .grpc)
+            interaction.response.body = keptAsMessages(interaction.response.body, encoding: encoding)
             interaction.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: decompressed($0.data, encoding: encoding)) }
         }
         return interaction
+    }
+
+    /// A body kept as its messages, decompressed; one in a side file (a large body) stays as it is.
+    private static func keptAsMessages(_ body: Body, encoding: String?) -> Body {
+        guard body.file == nil, !body.isEncoded else { return body }
+        return Body(decompressed(body.data, encoding: encoding), style: .grpc)
     }
 
     // MARK: compressed messages (grpc-encoding)

@@ -116,18 +116,24 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
             // An HTTP/2 stream has no synchronous options; its auto-read is set all the same, and
             // a stream that does not read holds back its flow-control window (per-stream back-pressure).
             let channel = context.channel
-            if let options = channel.syncOptions { try? options.setOption(.autoRead, value: false) } else {
-                channel.setOption(.autoRead, value: false).whenFailure { _ in }
-            }
+            Self.setAutoRead(false, on: channel)
             wait.assumeIsolated().whenComplete { _ in
-                if let options = channel.syncOptions { try? options.setOption(.autoRead, value: true) } else {
-                    channel.setOption(.autoRead, value: true).whenFailure { _ in }
-                }
+                Self.setAutoRead(true, on: channel)
                 channel.read()
             }
         case .end(let trailers):
             self.exchange = nil
             exchange.receivedEnd(trailers: trailers, connectionReusable: isReusable)
+        }
+    }
+
+    /// Sets auto-read at once where the channel allows (a socket); an HTTP/2 stream has no
+    /// synchronous options, and is set through its future.
+    private static func setAutoRead(_ isOn: Bool, on channel: any Channel) {
+        if let options = channel.syncOptions {
+            try? options.setOption(.autoRead, value: isOn)
+        } else {
+            channel.setOption(.autoRead, value: isOn).whenFailure { _ in }
         }
     }
 
