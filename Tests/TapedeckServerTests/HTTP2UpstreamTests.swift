@@ -68,6 +68,25 @@ struct HTTP2UpstreamTests {
         #expect(try CassetteCodec().load(forward).interactions.map(\.httpVersion) == ["2"])
     }
 
+    /// A TLS handshake that fails (nginx's certificate is not trusted) is a 502 naming the cause, at
+    /// once, for an HTTP/2 client as for an HTTP/1.1 one; nothing is recorded.
+    @Test func anUntrustedUpstreamIsA502ForAnHTTP2Client() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (nginx, port, certificate) = try startNginx(in: directory)
+        defer { nginx.stop() }
+        try await waitForNginx(port: port, certificate: certificate)
+        let cassette = directory.appending(path: "untrusted.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"))) { harness in
+            for version in ["--http2-prior-knowledge", "--http1.1"] {
+                let answer = try await Curl.run(["-sS", "--max-time", "10", version, "--write-out", "\n%{http_code}", harness.base + "/nope"])
+                #expect(answer.text.hasSuffix("\n502"), "\(version): \(answer.text) \(answer.error)")
+                #expect(answer.text.contains("upstream-unreachable") || answer.text.contains("cannot reach the upstream"), "\(answer.text)")
+            }
+            #expect(harness.responder.recorder.interactionCount == 0)
+        }
+    }
+
     /// Headless Chromium through the intercepting proxy negotiates h2 with it, so the upstream leg
     /// speaks h2 to nginx too: the page nginx answers names the protocol it heard.
     @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))

@@ -35,6 +35,8 @@ final class UpstreamHTTP2Connection {
             guard origin.isSecure else {
                 return try addHTTP2Handlers(operations, greeted: greeted)
             }
+            // Until ALPN has chosen, a failed handshake fails the wait here.
+            try operations.addHandler(FailureBeforeGreeting(greeted: greeted))
             try operations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
                 guard case .negotiated("h2") = result else {
                     greeted.fail(UpstreamRefusedHTTP2())
@@ -89,6 +91,28 @@ final class UpstreamHTTP2Connection {
 
 /// The upstream did not take HTTP/2: the request goes over HTTP/1.1 instead.
 struct UpstreamRefusedHTTP2: Error {}
+
+/// Fails the wait for the upstream's greeting with the error of a connection that fails before
+/// ALPN has chosen (a TLS handshake that fails); once the wait is over, failing it again does nothing.
+private final class FailureBeforeGreeting: ChannelInboundHandler {
+    typealias InboundIn = Never
+
+    private let greeted: EventLoopPromise<NIOHTTP2Handler.StreamMultiplexer>
+
+    init(greeted: EventLoopPromise<NIOHTTP2Handler.StreamMultiplexer>) {
+        self.greeted = greeted
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        greeted.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        greeted.fail(ChannelError.ioOnClosedChannel)
+        context.fireChannelInactive()
+    }
+}
 
 /// Waits for the upstream's first `SETTINGS` frame, which says the connection speaks HTTP/2.
 /// The wait fails with the error when the connection fails first, and with

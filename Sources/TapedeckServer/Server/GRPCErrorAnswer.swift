@@ -38,6 +38,8 @@ enum GRPCErrorAnswer {
         return text
     }
 
+    private static let hexDigits = Array("0123456789ABCDEF")
+
     /// gRPC's percent-encoding of `grpc-message`: every byte outside printable ASCII, and `%`, as `%XX`.
     static func percentEncoded(_ text: String) -> String {
         var encoded = ""
@@ -45,15 +47,11 @@ enum GRPCErrorAnswer {
             if byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "%") {
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                encoded += "%"
+                encoded.append(hexDigits[Int(byte >> 4)])
+                encoded.append(hexDigits[Int(byte & 0x0F)])
             }
         }
         return encoded
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
