@@ -132,6 +132,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: server),
                 .product(name: "NIOTLS", package: "swift-nio", condition: server),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: server),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: server),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
                 .product(name: "X509", package: "swift-certificates", condition: server),

@@ -181,6 +181,7 @@ extension Interaction: Codable {
             throw DecodingError.dataCorruptedError(forKey: .httpVersion, in: container,
                                                    debugDescription: "httpVersion \"\(httpVersion)\" is not \"1.0\", \"1.1\" or \"2\"")
         }
+        websocket = try container.decodeIfPresent([WebSocketMessage].self, forKey: .websocket)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -197,6 +198,7 @@ extension Interaction: Codable {
         try container.encodeIfPresent(delayMs, forKey: .delayMs)
         try container.encodeIfPresent(chunks, forKey: .chunks)
         try container.encodeIfPresent(httpVersion, forKey: .httpVersion)
+        try container.encodeIfPresent(websocket, forKey: .websocket)
     }
 }
 

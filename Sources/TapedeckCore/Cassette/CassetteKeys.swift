@@ -6,7 +6,7 @@
 enum CassetteCodingKey: String, CodingKey { case version, meta, interactions, stubs }
 
 /// The members of one interaction.
-enum InteractionCodingKey: String, CodingKey { case recordedAt, request, response, timing, delayMs, chunks, httpVersion }
+enum InteractionCodingKey: String, CodingKey { case recordedAt, request, response, timing, delayMs, chunks, httpVersion, websocket }
 
 /// The members of a recorded request.
 enum RequestCodingKey: String, CodingKey { case method, url, headers, body }
@@ -19,6 +19,9 @@ enum ChunkCodingKey: String, CodingKey { case atMs, text, base64 }
 
 /// The members of one message of a gRPC body.
 enum GRPCMessageCodingKey: String, CodingKey { case base64, compressed, atMs }
+
+/// The members of one WebSocket message: its side, time, and exactly one of text, base64 or close (with a reason).
+enum WebSocketMessageCodingKey: String, CodingKey { case from, atMs, text, base64, close, reason }
 
 /// The members of an interaction's timing.
 enum TimingCodingKey: String, CodingKey { case firstByteMs, totalMs }

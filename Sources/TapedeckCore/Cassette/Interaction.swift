@@ -16,11 +16,15 @@ public struct Interaction: Sendable, Hashable {
     public var chunks: [StreamChunk]?
     /// The HTTP version the exchange was recorded over, `"1.1"` or `"2"`: informational, never matched.
     public var httpVersion: String?
+    /// A WebSocket conversation after the upgrade this interaction answered with 101 (SPEC section 13).
+    public var websocket: [WebSocketMessage]?
 
     /// Creates an interaction.
     public init(recordedAt: String? = nil, request: CassetteRequest, response: CassetteResponse,
-                timing: Timing? = nil, delayMs: Double? = nil, chunks: [StreamChunk]? = nil, httpVersion: String? = nil) {
+                timing: Timing? = nil, delayMs: Double? = nil, chunks: [StreamChunk]? = nil, httpVersion: String? = nil,
+                websocket: [WebSocketMessage]? = nil) {
         self.httpVersion = httpVersion
+        self.websocket = websocket
         self.recordedAt = recordedAt
         self.request = request
         self.response = response

@@ -79,6 +79,34 @@ struct InteractionWriter {
                     writer.key(TimingCodingKey.totalMs); writer.number(timing.totalMs)
                 }
             }
+            if let messages = interaction.websocket {
+                writer.key(InteractionCodingKey.websocket)
+                writer.array { writer in
+                    for message in messages {
+                        writer.element()
+                        writer.webSocketMessage(message)
+                    }
+                }
+            }
+        }
+    }
+
+    /// One WebSocket message, keys in sorted order: atMs < base64 < close < from < reason < text.
+    private mutating func webSocketMessage(_ message: WebSocketMessage) {
+        object { writer in
+            writer.key(WebSocketMessageCodingKey.atMs); writer.number(message.atMs)
+            if case .binary(let data) = message.content {
+                writer.key(WebSocketMessageCodingKey.base64); writer.string(data.base64EncodedString())
+            }
+            if case .close(let code, _) = message.content {
+                writer.key(WebSocketMessageCodingKey.close)
+                if let code { writer.integer(Int(code)) } else { writer.value(.null) }
+            }
+            writer.key(WebSocketMessageCodingKey.from); writer.string(message.from.rawValue)
+            if case .close(_, let reason) = message.content, !reason.isEmpty {
+                writer.key(WebSocketMessageCodingKey.reason); writer.string(reason)
+            }
+            if case .text(let text) = message.content { writer.key(WebSocketMessageCodingKey.text); writer.string(text) }
         }
     }
 

@@ -125,7 +125,8 @@ package final class Player: Sendable {
             index: choice.index - firstIndexOfCassette[cassetteOfIndex[choice.index]],
             playCount: choice.playCount,
             delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount),
-            isExpired: now.map { isExpired(choice.index, now: $0) } ?? false))
+            isExpired: now.map { isExpired(choice.index, now: $0) } ?? false,
+            conversation: interaction.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) }))
     }
 
     /// A stub's answer as a playback: an interaction made of the request and the stub's response.
@@ -136,11 +137,12 @@ package final class Player: Sendable {
             interaction: Interaction(request: request,
                                      response: CassetteResponse(status: response.status, headers: response.headers, body: response.body,
                                                                 trailers: response.trailers),
-                                     delayMs: response.delayMs),
+                                     delayMs: response.delayMs, websocket: response.websocket),
             cassette: "stubs", index: -1, playCount: served.playCount,
             delay: ResponseDelay(head: delay, total: delay))
         playback.stub = Playback.StubServed(id: served.stub.id, name: served.stub.name)
         playback.fault = response.fault
+        playback.conversation = response.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) }
         return playback
     }
 
@@ -259,6 +261,9 @@ package struct Playback: Sendable {
     package var stub: StubServed?
     /// The broken connection the stub asks for instead of an answer.
     package var fault: StubFault?
+    /// The WebSocket conversation to play after the upgrade, paced by the latency option; nil
+    /// when the interaction holds none.
+    package var conversation: WebSocketConversation?
 
     /// A stub that answered a request.
     package struct StubServed: Sendable, Hashable {

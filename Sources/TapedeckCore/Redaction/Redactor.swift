@@ -44,6 +44,10 @@ package struct Redactor: Sendable {
         redactQuery(in: &result.request.url, changes: &changes)
         redactBody(&result.request.body, contentType: requestType, side: "request", changes: &changes)
         redactBody(&result.response.body, contentType: responseType, side: "response", changes: &changes)
+        if var messages = result.websocket {
+            redactMessages(&messages, changes: &changes)
+            result.websocket = messages
+        }
         return (result, changes)
     }
 
@@ -84,6 +88,31 @@ package struct Redactor: Sendable {
         }
     }
 
+    /// A JSON document with the JSON-path rules applied, and the paths that changed; nil when none did
+    /// (or it is not JSON).
+    private func redactingJSON(_ data: Data) -> (Data, paths: String)? {
+        guard !rules.jsonPaths.isEmpty, mayNameAMember(data), var value = JSONValue(parsing: data) else { return nil }
+        var changed: [String] = []
+        for path in rules.jsonPaths {
+            value = path.rewriting(value) { old in
+                guard old != .string(Self.placeholder) else { return old }
+                changed.append(path.description)
+                return .string(Self.placeholder)
+            }
+        }
+        guard !changed.isEmpty else { return nil }
+        return (value.compactData, Set(changed).sorted().joined(separator: ", "))
+    }
+
+    /// WebSocket text messages that are JSON get the JSON-path rules, as JSON bodies do.
+    private func redactMessages(_ messages: inout [WebSocketMessage], changes: inout [String]) {
+        for index in messages.indices {
+            guard case .text(let text) = messages[index].content, let (data, paths) = redactingJSON(Data(text.utf8)) else { continue }
+            messages[index].content = .text(String(decoding: data, as: UTF8.self))
+            changes.append("websocket message \(index) \(paths)")
+        }
+    }
+
     private func redactHeaders(_ headers: inout HeaderList, names: Set<String>, side: String, changes: inout [String]) {
         func isSecret(_ field: HeaderField) -> Bool {
             field.value != Self.placeholder && names.contains { $0.caseInsensitiveEquals(field.name) }
@@ -113,20 +142,9 @@ package struct Redactor: Sendable {
         guard !body.isEmpty, body.isReadableWhole else { return }
         switch BodyKind(contentType: contentType) {
         case .json:
-            guard !rules.jsonPaths.isEmpty else { return }
-            let data = body.data
-            guard mayNameAMember(data), var value = JSONValue(parsing: data) else { return }
-            var changed: [String] = []
-            for path in rules.jsonPaths {
-                value = path.rewriting(value) { old in
-                    guard old != .string(Self.placeholder) else { return old }
-                    changed.append(path.description)
-                    return .string(Self.placeholder)
-                }
-            }
-            guard !changed.isEmpty else { return }
-            changes.append("\(side) body \(Set(changed).sorted().joined(separator: ", "))")
-            body = Body(value.compactData, style: body.style)
+            guard let (data, paths) = redactingJSON(body.data) else { return }
+            changes.append("\(side) body \(paths)")
+            body = Body(data, style: body.style)
         case .form where side == "request":
             let text = Substring(decoding: body.data, as: UTF8.self)
             let (rewritten, changed) = FormURLEncoding.rewritingValues(text, of: rules.queryParameters, to: Self.placeholder)

@@ -115,7 +115,22 @@ public struct Secrets: Sendable, Hashable {
         result.response.trailers = interaction.response.trailers.map { replacing(in: $0, pairs: concealing) }
         result.response.body = replacing(in: interaction.response.body, pairs: concealing)
         result.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: replacing(in: $0.data, pairs: concealing)) }
+        result.websocket = interaction.websocket?.map { message in
+            var message = message
+            message.content = conceal(message.content)
+            return message
+        }
         return result
+    }
+
+    /// A WebSocket message with every secret value replaced by its placeholder.
+    public func conceal(_ content: WebSocketMessage.Content) -> WebSocketMessage.Content {
+        guard !isEmpty else { return content }
+        switch content {
+        case .text(let text): return .text(replacing(in: text, pairs: concealing))
+        case .binary(let data): return .binary(replacing(in: data, pairs: concealing))
+        case .close: return content
+        }
     }
 
     /// The request with every secret value replaced by its placeholder: what it looks like in a cassette.

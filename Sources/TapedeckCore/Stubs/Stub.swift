@@ -113,10 +113,13 @@ public struct StubResponse: Sendable, Hashable {
     public var templated: Bool
     /// Break the connection instead of answering.
     public var fault: StubFault?
+    /// A scripted WebSocket conversation for an upgrade (status 101), played as a recorded one is.
+    public var websocket: [WebSocketMessage]?
 
     /// Creates a response.
     public init(status: Int = 200, headers: HeaderList = [:], body: Body = .empty, trailers: HeaderList? = nil, delayMs: Double? = nil,
-                templated: Bool = false, fault: StubFault? = nil) {
+                templated: Bool = false, fault: StubFault? = nil, websocket: [WebSocketMessage]? = nil) {
+        self.websocket = websocket
         self.status = status
         self.headers = headers
         self.body = body

@@ -72,18 +72,24 @@ extension RequestPattern: Decodable {
 }
 
 extension StubResponse: Decodable {
-    private enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, body, grpc, trailers, delayMs, templated, fault }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, body, grpc, trailers, delayMs, templated, fault, websocket }
 
-    /// Reads a stub's response; a `fault` needs no status, nor do gRPC messages (200).
+    /// Reads a stub's response; a `fault` needs no status, nor do gRPC messages (200), nor a
+    /// WebSocket conversation (101).
     public init(from decoder: Decoder) throws {
         try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), in: "a stub response")
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let fault = try container.decodeIfPresent(StubFault.self, forKey: .fault)
         let messages = try container.decodeIfPresent([GRPCMessage].self, forKey: .grpc)
-        let status = try container.decodeIfPresent(Int.self, forKey: .status) ?? (fault == nil && messages == nil ? nil : 200)
+        let websocket = try container.decodeIfPresent([WebSocketMessage].self, forKey: .websocket)
+        let status = try container.decodeIfPresent(Int.self, forKey: .status)
+            ?? (websocket != nil ? 101 : fault == nil && messages == nil ? nil : 200)
         guard let status, (100...999).contains(status) else {
             throw DecodingError.dataCorruptedError(forKey: .status, in: container,
-                                                   debugDescription: "a stub response needs a status from 100 to 999 (or a fault, or gRPC messages)")
+                                                   debugDescription: "a stub response needs a status from 100 to 999 (or a fault, gRPC messages or a WebSocket conversation)")
+        }
+        if websocket != nil, status != 101 {
+            throw DecodingError.dataCorruptedError(forKey: .websocket, in: container, debugDescription: "a stub response with a WebSocket conversation has status 101")
         }
         var headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
         var body = try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles)
@@ -104,7 +110,8 @@ extension StubResponse: Decodable {
                   trailers: try container.decodeIfPresent(HeaderList.self, forKey: .trailers),
                   delayMs: try container.decodeDelayIfPresent(forKey: .delayMs),
                   templated: try container.decodeIfPresent(Bool.self, forKey: .templated) ?? false,
-                  fault: fault)
+                  fault: fault,
+                  websocket: websocket)
     }
 }
 

@@ -42,6 +42,13 @@ struct StubTemplate {
         } else if let text = response.body.text {
             expanded.body = Body(text: try expand(text, in: context, budget: &budget))
         }
+        expanded.websocket = try response.websocket?.map { message throws(StubTemplateError) in
+            var message = message
+            if case .text(let text) = message.content, message.from == .server {
+                message.content = .text(try expand(text, in: context, budget: &budget))
+            }
+            return message
+        }
         return expanded
     }
 

@@ -52,6 +52,14 @@ package final class BoundedLog<Entry: Sendable>: Sendable {
         state.withLock { state in (Array(state.entries[state.start...] + state.entries[..<state.start]), state.dropped) }
     }
 
+    /// Changes the kept entries `matches` picks (an entry that grows after it was added: a
+    /// WebSocket conversation once it ends).
+    package func update(where matches: (Entry) -> Bool, _ change: (inout Entry) -> Void) {
+        state.withLock { state in
+            for index in state.entries.indices where matches(state.entries[index]) { change(&state.entries[index]) }
+        }
+    }
+
     /// Empties the log; numbering goes on.
     package func reset() {
         state.withLock { $0 = State(lastNumber: $0.lastNumber) }

@@ -25,6 +25,21 @@ struct ExchangeRedaction: Sendable {
         return (redacted.request, response.map { _ in redacted.response }, removed.filter { !$0.isEmpty })
     }
 
+    /// A conversation as a cassette would hold it: its messages concealed and redacted as bodies are.
+    func clean(_ conversation: InspectedConversation) -> InspectedConversation {
+        func clean(_ messages: [WebSocketMessage]) -> [WebSocketMessage] {
+            var interaction = Interaction(request: CassetteRequest(method: "GET", url: "/"), response: CassetteResponse(status: 101),
+                                          websocket: messages)
+            if !secrets.isEmpty { interaction = secrets.conceal(interaction) }
+            return redactor.redact(interaction).0.websocket ?? []
+        }
+        var cleaned = conversation
+        cleaned.messages = clean(conversation.messages)
+        cleaned.expected = conversation.expected.flatMap { clean([$0]).first }
+        cleaned.received = conversation.received.flatMap { clean([$0]).first }
+        return cleaned
+    }
+
     /// A URL as a cassette would hold it: secrets as `<NAME>`, redacted query parameters.
     func clean(url: String) -> String {
         guard url.contains("?") || !secrets.isEmpty else { return url }

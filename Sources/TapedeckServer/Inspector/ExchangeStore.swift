@@ -86,6 +86,11 @@ package final class ExchangeStore: Sendable {
         return id
     }
 
+    /// Adds the WebSocket conversation of exchange `id` once its connection ended.
+    package func conversationEnded(id: Int, _ conversation: InspectedConversation) {
+        log.update(where: { $0.summary.id == id }) { $0.conversation = conversation }
+    }
+
     /// The exchanges kept, newest first, and how many older ones were dropped.
     package func summaries() -> (exchanges: [ExchangeSummary], dropped: Int) {
         let (kept, dropped) = log.snapshot()
@@ -107,7 +112,8 @@ package final class ExchangeStore: Sendable {
             summary: shown(kept.summary),
             request: InspectedMessage(kept.request, limit: bodyLimit, bodySize: kept.requestSize),
             response: kept.response.map { InspectedMessage($0, chunks: kept.chunks, limit: bodyLimit, bodySize: kept.responseSize) },
-            diagnosis: kept.diagnosis.map { redaction.clean($0, request: kept.request, removed: kept.removed) })
+            diagnosis: kept.diagnosis.map { redaction.clean($0, request: kept.request, removed: kept.removed) },
+            conversation: kept.conversation.map(redaction.clean))
     }
 
     /// Forgets every exchange (ids go on increasing) and tells the pages.
@@ -141,6 +147,8 @@ struct KeptExchange: Sendable {
     var chunks: [StreamChunk]?
     /// The diagnosis, without its quote of the request.
     var diagnosis: MatchDiagnosis?
+    /// The WebSocket conversation, once its connection ended.
+    var conversation: InspectedConversation?
     /// Whether request and response are already redacted.
     var isClean: Bool
     /// The values redaction removed, when it ran as the exchange was kept.

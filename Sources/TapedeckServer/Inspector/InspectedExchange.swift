@@ -50,16 +50,20 @@ package struct InspectedExchange: Sendable, Hashable, Codable {
     /// The recorded requests of ``diagnosis``'s nearest candidates, in the same order (nil where
     /// the recording is no longer at hand); filled in when the exchange is opened.
     package var nearestRequests: [InspectedMessage?]?
+    /// The WebSocket conversation after the upgrade, once its connection ended.
+    package var conversation: InspectedConversation?
 
     /// Creates an exchange.
-    package init(summary: ExchangeSummary, request: InspectedMessage, response: InspectedMessage?, diagnosis: MatchDiagnosis?) {
+    package init(summary: ExchangeSummary, request: InspectedMessage, response: InspectedMessage?, diagnosis: MatchDiagnosis?,
+                 conversation: InspectedConversation? = nil) {
         self.summary = summary
+        self.conversation = conversation
         self.request = request
         self.response = response
         self.diagnosis = diagnosis
     }
 
-    private enum CodingKeys: String, CodingKey { case request, response, diagnosis, nearestRequests }
+    private enum CodingKeys: String, CodingKey { case request, response, diagnosis, nearestRequests, websocket }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -68,6 +72,7 @@ package struct InspectedExchange: Sendable, Hashable, Codable {
         response = try container.decodeIfPresent(InspectedMessage.self, forKey: .response)
         diagnosis = try container.decodeIfPresent(MatchDiagnosis.self, forKey: .diagnosis)
         nearestRequests = try container.decodeIfPresent([InspectedMessage?].self, forKey: .nearestRequests)
+        conversation = try container.decodeIfPresent(InspectedConversation.self, forKey: .websocket)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -77,5 +82,6 @@ package struct InspectedExchange: Sendable, Hashable, Codable {
         try container.encodeIfPresent(response, forKey: .response)
         try container.encodeIfPresent(diagnosis, forKey: .diagnosis)
         try container.encodeIfPresent(nearestRequests, forKey: .nearestRequests)
+        try container.encodeIfPresent(conversation, forKey: .websocket)
     }
 }

@@ -108,10 +108,9 @@ package final class RecordingMode: Mode {
         if cassetteRequest.headers.contains("Host"), let authority = target.authority {
             cassetteRequest.headers.set(name: "Host", value: authority)
         }
-        if request.head.headers[canonicalForm: "Upgrade"].contains(where: { $0.caseInsensitiveEquals("websocket") }) {
-            return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port))
-        }
+        let isWebSocket = WebSocketHandshake.isUpgrade(request.head)
         if passesThrough(host: host) {
+            if isWebSocket { return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port)) }
             return .forward(forwarding(request, as: cassetteRequest, target: target, record: false))
         }
         switch recorder.route(cassetteRequest, session: control.session) {
@@ -119,12 +118,31 @@ package final class RecordingMode: Mode {
             return .playing(playback, from: prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):
             return .unmatched(diagnosis, request: cassetteRequest, session: control.session)
+        case .forward where isWebSocket:
+            return .webSocket(webSocketRecording(request, as: cassetteRequest, target: target, host: host, port: port))
         case .forward:
             return .forward(forwarding(request, as: cassetteRequest, target: target, record: true))
         }
     }
 
-    /// WebSocket upgrades are relayed to the upstream untouched and not recorded.
+    /// A WebSocket upgrade to record: the handshake as the upstream gets it (secrets revealed to
+    /// it, as for any request), and the conversation recorded once it ends.
+    private func webSocketRecording(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
+                                    host: String, port: Int) -> WebSocketRecording {
+        inFlight.enter()
+        let (upstream, upstreamTarget) = upstreamView(of: request, as: cassetteRequest, target: target)
+        var headers = HTTPHeaders(upstream.head.headers.filter { !ControlHeaders.isControl($0.name) })
+        if let authority = cassetteRequest.headers["Host"] { headers.replaceOrAdd(name: "Host", value: authority) }
+        let uri = upstreamTarget.path + (upstreamTarget.query.map { "?" + $0 } ?? "")
+        return WebSocketRecording(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil,
+                                  head: HTTPRequestHead(version: .http1_1, method: upstream.head.method, uri: uri, headers: headers),
+                                  cassetteRequest: cassetteRequest) { [self] exchange in
+            guard let exchange else { return inFlight.leave() }
+            recordingQueue.add(exchange)
+        }
+    }
+
+    /// A WebSocket upgrade to a passthrough host is relayed to the upstream untouched and not recorded.
     private func upgradeTunnel(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, host: String, port: Int) -> UpstreamTunnel {
         let target = cassetteRequest.target
         var head = "\(request.head.method.rawValue) \(target.path)\(target.query.map { "?" + $0 } ?? "") HTTP/1.1\r\n"
@@ -138,13 +156,11 @@ package final class RecordingMode: Mode {
         return UpstreamTunnel(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil, initialBytes: bytes)
     }
 
-    /// The request as the upstream gets it, and what happens to the finished exchange: recorded
-    /// (off the event loop), or only shown in the inspector (a passthrough host).
-    private func forwarding(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
-                            record: Bool) -> Forwarding {
-        inFlight.enter()
-        // The upstream gets the live values of the secrets that may go to its host (`--target` in
-        // reverse mode, the hosts named with `@HOST`); the cassette gets the placeholders.
+    /// The request and its target as the upstream gets them: with the live values of the secrets
+    /// that may go to its host (`--target` in reverse mode, the hosts named with `@HOST`); the
+    /// cassette gets the placeholders.
+    private func upstreamView(of request: IncomingRequest, as cassetteRequest: CassetteRequest,
+                              target: RequestTarget) -> (IncomingRequest, RequestTarget) {
         let secrets = settings.playback.secrets.revealable(to: target.host, home: base.map { .host($0.host) } ?? .nowhere)
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
@@ -153,6 +169,15 @@ package final class RecordingMode: Mode {
         if !kept.isEmpty {
             logger.warning("secret \(kept.map { "<\($0)>" }.joined(separator: ", ")) not revealed to \(target.host ?? "?"): it is bound elsewhere; forwarded as written")
         }
+        return (upstream, upstreamTarget)
+    }
+
+    /// The request as the upstream gets it, and what happens to the finished exchange: recorded
+    /// (off the event loop), or only shown in the inspector (a passthrough host).
+    private func forwarding(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
+                            record: Bool) -> Forwarding {
+        inFlight.enter()
+        let (upstream, upstreamTarget) = upstreamView(of: request, as: cassetteRequest, target: target)
         return Forwarding(forwarder: forwarder, request: upstream, cassetteRequest: cassetteRequest, target: upstreamTarget,
                           spooling: record ? spooling : nil) { [self] result in
             let exchange: FinishedExchange

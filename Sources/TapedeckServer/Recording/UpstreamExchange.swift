@@ -299,6 +299,8 @@ struct FinishedExchange: Sendable {
     var trailers: HeaderList? = nil
     /// The version the upstream answered in.
     var httpVersion: String? = nil
+    /// The WebSocket conversation after a 101.
+    var websocket: [WebSocketMessage]? = nil
 
     /// The most body bytes, request and response together, of an exchange recorded on the event loop.
     static let lightLimit = 16 * 1024
@@ -307,7 +309,7 @@ struct FinishedExchange: Sendable {
     /// ``lightLimit`` bytes together and none to decompress.
     var isLight: Bool {
         let size = request.body.count + body.count + (chunks?.reduce(0) { $0 + $1.data.count } ?? 0)
-        return spool == nil && size <= Self.lightLimit && headers["Content-Encoding"] == nil
+        return spool == nil && websocket == nil && size <= Self.lightLimit && headers["Content-Encoding"] == nil
     }
 
     /// The interaction to record: the body stored decoded (or, when it does not decode, as
@@ -325,6 +327,6 @@ struct FinishedExchange: Sendable {
         }
         let response = CassetteResponse(status: status, headers: headers, body: stored, trailers: trailers)
         return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks,
-                           httpVersion: httpVersion)
+                           httpVersion: httpVersion, websocket: websocket)
     }
 }

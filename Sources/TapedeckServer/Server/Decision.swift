@@ -13,8 +13,10 @@ package enum Decision: Sendable {
     case refuse(Refusal)
     /// Send the request to the live service and stream its answer back.
     case forward(Forwarding)
-    /// Hand the connection over to a byte relay to the upstream (a WebSocket upgrade).
+    /// Hand the connection over to a byte relay to the upstream (a WebSocket upgrade to a passthrough host).
     case tunnel(UpstreamTunnel)
+    /// Open the WebSocket upstream and record the conversation.
+    case webSocket(WebSocketRecording)
 }
 
 extension Decision {

@@ -2,8 +2,8 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 
-/// `CONNECT` tunnels and WebSocket relays: what happens to a connection once it stops being
-/// plain HTTP request/response.
+/// `CONNECT` tunnels, relays and WebSocket upgrades: what happens to a connection once it stops
+/// being plain HTTP request/response.
 extension ExchangeHandler {
     /// Carries out the responder's plan for a `CONNECT host:port`.
     func openTunnel(context: ChannelHandlerContext, host: String, port: Int) {
@@ -61,6 +61,24 @@ extension ExchangeHandler {
                     }
                 }
             }
+        }
+    }
+
+    /// Accepts a WebSocket upgrade with `head` (a 101) and hands the connection to `conversation`,
+    /// behind WebSocket framing. An HTTP/2 stream cannot be upgraded so: it is refused with 501.
+    func acceptWebSocket(_ head: HTTPResponseHead, context: ChannelHandlerContext, conversation: @autoclosure () -> any ChannelHandler) {
+        guard !context.pipeline.isHTTP2Stream else {
+            return refuse(Refusal(.notImplemented, code: "websocket-over-http2",
+                                  "WebSocket over HTTP/2 (RFC 8441 extended CONNECT) is not offered: connect over HTTP/1.1"), context: context)
+        }
+        tunnelOpened()
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        do {
+            try ServerPipeline.switchToWebSocket(context: context, handler: self, maxMessageSize: configuration.maxMessageSize,
+                                                 conversation: conversation())
+        } catch {
+            context.close(promise: nil)
         }
     }
 

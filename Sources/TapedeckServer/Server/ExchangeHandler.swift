@@ -81,7 +81,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             request.adminEnabled = configuration.adminEnabled
             if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
             let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
-                                    for: head, delayObserver: configuration.delayObserver)
+                                    for: head, configuration: configuration)
             front.respond(to: request, sink: sink)
         case .refuse(let status, let reason):
             writeLocalAnswer(Refusal(status, reason), context: context)

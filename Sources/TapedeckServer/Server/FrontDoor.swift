@@ -59,6 +59,8 @@ package struct FrontDoor: Responder {
         case .forward(let forwarding):
             forwarding.forwarder.forward(forwarding.request, as: forwarding.cassetteRequest, target: forwarding.target,
                                          sink: sink, spooling: forwarding.spooling, finished: forwarding.finished)
+        case .webSocket(let recording):
+            sink.recordWebSocket(recording, request: request.head)
         case .tunnel(let tunnel):
             sink.tunnel(host: tunnel.host, port: tunnel.port, tls: tunnel.tls, initialBytes: tunnel.initialBytes)
         }

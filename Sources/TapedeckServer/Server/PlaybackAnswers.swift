@@ -38,9 +38,16 @@ package struct PlaybackAnswers: Sendable {
                to request: IncomingRequest, sink: ResponseSink) {
         let entry = JournalEntry(played: playback, request: played, session: session)
         journal.append(entry)
-        exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
+        let id = exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
-        sink.serve(playback, prepared: prepared, to: request)
+        guard let conversation = playback.conversation else { return sink.serve(playback, prepared: prepared, to: request) }
+        let (exchanges, logger) = (exchanges, logger)
+        sink.playWebSocket(conversation, answer: prepared.head.headers, to: request.head) { played in
+            if let id { exchanges?.conversationEnded(id: id, InspectedConversation(played: played)) }
+            if let departure = played.departure {
+                logger.warning("\(Self.departureLine(departure, of: playback, url: entry.url))")
+            }
+        }
     }
 
     /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON,
@@ -60,5 +67,12 @@ package struct PlaybackAnswers: Sendable {
         sink.send(status: unmatchedStatus,
                   headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
                   body: ByteBuffer(bytes: JSONBodies.encode(shown)))
+    }
+
+    /// The log line of a WebSocket client that left its recording.
+    static func departureLine(_ departure: WebSocketConversation.Departure, of playback: Playback, url: String) -> String {
+        let received = WebSocketMessage(from: .client, atMs: 0, content: departure.received).summary()
+        let expected = departure.expected.map { "message \(departure.index), \($0.summary())" } ?? "the end of the conversation"
+        return "WebSocket \(url) (interaction \(playback.index) of \(playback.cassette)) left the recording: \(received) where it holds \(expected)"
     }
 }

@@ -48,14 +48,16 @@ extension ResponseSink {
     private func performFault(_ fault: StubFault, response: PreparedResponse) {
         let context = self.context
         let stream = context.value.channel
+        // The parent of an HTTP/1.1 connection is the listening socket; only a stream's is a connection.
+        let isStream = context.value.pipeline.isHTTP2Stream
         switch fault {
-        case .rstStream where stream.parent != nil:
+        case .rstStream where isStream:
             // Written below the HTTP/2-to-HTTP/1 translation, as the frame it is.
             if let codec = try? stream.pipeline.syncOperations.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self) {
                 codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.internalError)), promise: nil)
             }
             stream.close(promise: nil)
-        case .goaway where stream.parent != nil:
+        case .goaway where isStream:
             guard let connection = stream.parent else { return }
             stream.getOption(HTTP2StreamChannelOptions.streamID).whenSuccess { id in
                 let goaway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: id, errorCode: .internalError, opaqueData: nil))
@@ -84,5 +86,12 @@ extension ResponseSink {
                 channel.close(promise: nil)
             }
         }
+    }
+}
+
+extension ChannelPipeline {
+    /// Whether this is the pipeline of an HTTP/2 stream (served through SwiftNIO's HTTP/1 translation).
+    var isHTTP2Stream: Bool {
+        (try? syncOperations.handler(type: HTTP2FramePayloadToHTTP1ServerCodec.self)) != nil
     }
 }

@@ -19,9 +19,11 @@ package struct ResponseSink: Sendable {
     let context: NIOLoopBound<ChannelHandlerContext>
     private let connectionScope: NIOLoopBound<ConnectionScope>
     private let delayObserver: (@Sendable (ResponseDelay) -> Void)?
+    /// The largest WebSocket message either side of a conversation may send.
+    let maxMessageSize: Int
 
     init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, answer: Int, for request: HTTPRequestHead,
-         delayObserver: (@Sendable (ResponseDelay) -> Void)?) {
+         configuration: ServerConfiguration) {
         eventLoop = context.eventLoop
         self.answer = answer
         isHead = request.method == .HEAD
@@ -29,7 +31,8 @@ package struct ResponseSink: Sendable {
         self.handler = NIOLoopBound(handler, eventLoop: context.eventLoop)
         self.context = NIOLoopBound(context, eventLoop: context.eventLoop)
         connectionScope = NIOLoopBound(scope, eventLoop: context.eventLoop)
-        self.delayObserver = delayObserver
+        delayObserver = configuration.delayObserver
+        maxMessageSize = configuration.maxMessageSize
     }
 
     /// What lives as long as the client connection; on the event loop only.

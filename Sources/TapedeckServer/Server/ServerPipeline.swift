@@ -3,6 +3,7 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOSSL
 import NIOTLS
+import NIOWebSocket
 
 /// Builds the handlers of a connection, and rebuilds them inside an intercepted TLS tunnel.
 enum ServerPipeline {
@@ -134,9 +135,10 @@ enum ServerPipeline {
 
     /// The plain connection's HTTP handlers, the decoder last: removed after the exchange handler,
     /// it hands the bytes it kept after a `CONNECT` to whatever stands last in the pipeline then.
+    /// Inside an intercepted tunnel there is no read handler (``switchToTunnel`` removed it).
     private static func plainHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws -> [any RemovableChannelHandler] {
-        [try operations.handler(type: ConnectionReadHandler.self),
-         try operations.handler(type: HTTPResponseEncoder.self),
+        ((try? operations.handler(type: ConnectionReadHandler.self)).map { [$0] } ?? [])
+        + [try operations.handler(type: HTTPResponseEncoder.self),
          try operations.handler(type: NIOHTTPResponseHeadersValidator.self)]
             + ((try? operations.handler(type: HTTPServerUpgradeHandler.self)).map { [$0] } ?? [])
             + [try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)]
@@ -154,5 +156,25 @@ enum ServerPipeline {
         for old in old {
             operations.removeHandler(old, promise: nil)
         }
+    }
+
+    /// Replaces the HTTP handlers, once a WebSocket upgrade was answered, by WebSocket framing and
+    /// `conversation`, the handler that reads and writes whole messages.
+    static func switchToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, maxMessageSize: Int,
+                                  conversation: any ChannelHandler) throws {
+        let operations = context.pipeline.syncOperations
+        let old = [handler] + (try plainHTTPHandlers(operations))
+        // Last, so the bytes the HTTP decoder kept after the handshake reach the frame decoder.
+        try addWebSocketHandlers(operations, peerIsClient: true, maxMessageSize: maxMessageSize, conversation: conversation)
+        for old in old { operations.removeHandler(old, promise: nil) }
+    }
+
+    /// Adds WebSocket framing, the message reader and `conversation` at the end of a pipeline.
+    static func addWebSocketHandlers(_ operations: ChannelPipeline.SynchronousOperations, peerIsClient: Bool, maxMessageSize: Int,
+                                     conversation: any ChannelHandler) throws {
+        try operations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)))
+        try operations.addHandler(WebSocketFrameEncoder())
+        try operations.addHandler(WebSocketMessageReader(peerIsClient: peerIsClient, maxMessageSize: maxMessageSize))
+        try operations.addHandler(conversation)
     }
 }

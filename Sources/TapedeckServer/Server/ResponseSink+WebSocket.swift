@@ -1,0 +1,79 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+
+extension ResponseSink {
+    /// Accepts the client's WebSocket upgrade with the answer's headers and plays `conversation`
+    /// (``WebSocketPlayer``); `ended` gets the conversation once the connection closed. A request
+    /// that is not an upgrade gets 426, one without a valid key 400.
+    func playWebSocket(_ conversation: WebSocketConversation, answer: HTTPHeaders, to request: HTTPRequestHead,
+                       ended: @escaping @Sendable (WebSocketConversation) -> Void) {
+        guard WebSocketHandshake.isUpgrade(request) else {
+            return refuse(Refusal(.upgradeRequired, code: "websocket-upgrade-required",
+                                  "this interaction is a WebSocket conversation: ask for it with Upgrade: websocket"))
+        }
+        guard let head = accepting(request, answer: answer) else { return }
+        accept(head) { WebSocketPlayer(conversation, ended: ended) }
+    }
+
+    /// The 101 accepting `request`, or nil (having refused it with 400) when its key is not one.
+    func accepting(_ request: HTTPRequestHead, answer: HTTPHeaders) -> HTTPResponseHead? {
+        guard let key = WebSocketHandshake.key(of: request) else {
+            refuse(Refusal(.badRequest, code: "websocket-key", "a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64"))
+            return nil
+        }
+        return WebSocketHandshake.accepting(request, key: key, answer: answer)
+    }
+
+    /// Sends the 101 `head` and hands the connection to the conversation handler `make` builds on the event loop.
+    func accept(_ head: HTTPResponseHead, conversation make: @escaping @Sendable () -> any ChannelHandler) {
+        let sink = self
+        let run: @Sendable () -> Void = {
+            sink.handler.value.acceptWebSocket(head, context: sink.context.value, conversation: make())
+        }
+        if eventLoop.inEventLoop { run() } else { eventLoop.execute(run) }
+    }
+}
+
+extension ResponseSink {
+    /// Records a WebSocket conversation: opens the upgrade upstream and, once it answers 101,
+    /// accepts the client's upgrade with the upstream's headers and relays whole messages both
+    /// ways (``WebSocketRelay``), noting each. An upstream that answers otherwise has its answer
+    /// passed back unrecorded; one that cannot be reached gets 502.
+    func recordWebSocket(_ recording: WebSocketRecording, request: HTTPRequestHead) {
+        guard let key = WebSocketHandshake.key(of: request) else {
+            recording.finished(nil)
+            return refuse(Refusal(.badRequest, code: "websocket-key", "a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64"))
+        }
+        let sink = self
+        let asked = eventLoop.now
+        UpstreamWebSocket.open(recording, clientKey: key, maxMessageSize: maxMessageSize, on: eventLoop).whenComplete { result in
+            switch result {
+            case .failure(let error):
+                recording.finished(nil)
+                sink.refuse(Refusal(.badGateway, code: "upstream-unreachable",
+                                    "cannot open the WebSocket to \(recording.host):\(recording.port): \(UpstreamFailureText.describe(error))"))
+            case .success(.refused(let head, let body)):
+                recording.finished(nil)
+                sink.send(status: head.status, headers: head.headers, body: body)
+            case .success(.upgraded(let head, let upstream)):
+                let handshakeMs = Double((sink.eventLoop.now - asked).nanoseconds) / 1_000_000
+                let transcript = WebSocketTranscript(start: sink.eventLoop.now) { transcript in
+                    let exchange = FinishedExchange(request: recording.cassetteRequest, status: 101, headers: HeaderList(head.headers.map { HeaderField(name: $0.name, value: $0.value) }),
+                                                    body: Data(), chunks: nil, timing: Timing(firstByteMs: handshakeMs, totalMs: handshakeMs),
+                                                    websocket: transcript.messages)
+                    recording.finished(exchange)
+                }
+                let (client, server) = WebSocketRelay.pair(transcript: transcript)
+                do {
+                    try upstream.pipeline.syncOperations.addHandler(server)
+                } catch {
+                    upstream.close(promise: nil)
+                }
+                let bound = NIOLoopBound(client, eventLoop: sink.eventLoop)
+                sink.accept(WebSocketHandshake.accepting(request, key: key, answer: head.headers)) { bound.value }
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import NIOCore
+import NIOWebSocket
+import TapedeckCore
+
+/// One side of a WebSocket connection as whole messages: reads frames into messages (fragments
+/// joined), answers pings, and holds the peer to RFC 6455, closing only this connection with the
+/// code that names what it broke; writes each message it is given as one frame.
+///
+/// Behind it in the pipeline, a handler reads and writes ``WebSocketMessage/Content`` only
+/// (the replay server's ``WebSocketPlayer``, the recording proxy's ``WebSocketRelay``).
+final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias InboundOut = WebSocketMessage.Content
+    typealias OutboundIn = WebSocketMessage.Content
+    typealias OutboundOut = WebSocketFrame
+
+    /// A peer that broke the protocol, as the event this handler sends on before closing.
+    struct Violation: Error, Hashable {
+        /// The close code sent: 1002 protocol error, 1007 invalid text, 1009 too big.
+        var code: UInt16
+        /// What the peer did.
+        var reason: String
+    }
+
+    /// Whether the peer is the client: its frames must be masked and ours are not (and the other way round).
+    private let peerIsClient: Bool
+    /// The largest message taken, fragments joined.
+    private let maxMessageSize: Int
+    /// A fragmented message under way: its first frame's opcode and the bytes so far.
+    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    /// Set once the peer broke the protocol: nothing more is read from it.
+    private var hasFailed = false
+
+    init(peerIsClient: Bool, maxMessageSize: Int) {
+        self.peerIsClient = peerIsClient
+        self.maxMessageSize = maxMessageSize
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !hasFailed else { return }
+        let frame = unwrapInboundIn(data)
+        if frame.rsv1 || frame.rsv2 || frame.rsv3 {
+            return fail(Violation(code: 1002, reason: "reserved bits set, no extension was negotiated"), context: context)
+        }
+        if peerIsClient != (frame.maskKey != nil) {
+            return fail(Violation(code: 1002, reason: peerIsClient ? "a client frame was not masked" : "a server frame was masked"),
+                        context: context)
+        }
+        let payload = frame.unmaskedData
+        switch frame.opcode {
+        case .ping:
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, maskKey: maskKey, data: payload)), promise: nil)
+        case .pong:
+            break
+        case .connectionClose:
+            readClose(payload, context: context)
+        case .text, .binary:
+            guard fragments == nil else {
+                return fail(Violation(code: 1002, reason: "a new message began before the fragmented one ended"), context: context)
+            }
+            fragments = (frame.opcode, payload)
+            take(fin: frame.fin, context: context)
+        case .continuation:
+            guard case (let opcode, var data)? = fragments else {
+                return fail(Violation(code: 1002, reason: "a continuation frame with no message to continue"), context: context)
+            }
+            var more = payload
+            data.writeBuffer(&more)
+            fragments = (opcode, data)
+            take(fin: frame.fin, context: context)
+        default:
+            fail(Violation(code: 1002, reason: "unknown opcode \(frame.opcode)"), context: context)
+        }
+    }
+
+    /// Passes on the message under way once its last fragment came; refuses one past the size limit.
+    private func take(fin: Bool, context: ChannelHandlerContext) {
+        guard let (opcode, data) = fragments else { return }
+        guard data.readableBytes <= maxMessageSize else {
+            fragments = nil
+            return fail(Violation(code: 1009, reason: "a message over \(maxMessageSize) bytes"), context: context)
+        }
+        guard fin else { return }
+        fragments = nil
+        if opcode == .binary {
+            return context.fireChannelRead(wrapInboundOut(.binary(Data(data.readableBytesView))))
+        }
+        guard let text = String(data: Data(data.readableBytesView), encoding: .utf8) else {
+            return fail(Violation(code: 1007, reason: "a text message that is not valid UTF-8"), context: context)
+        }
+        context.fireChannelRead(wrapInboundOut(.text(text)))
+    }
+
+    /// A close frame: no body, or a code and a UTF-8 reason.
+    private func readClose(_ payload: ByteBuffer, context: ChannelHandlerContext) {
+        var payload = payload
+        guard payload.readableBytes != 0 else { return context.fireChannelRead(wrapInboundOut(.close(code: nil, reason: ""))) }
+        guard let code = payload.readInteger(as: UInt16.self) else {
+            return fail(Violation(code: 1002, reason: "a close frame of one byte"), context: context)
+        }
+        guard let reason = String(data: Data(payload.readableBytesView), encoding: .utf8) else {
+            return fail(Violation(code: 1007, reason: "a close reason that is not valid UTF-8"), context: context)
+        }
+        context.fireChannelRead(wrapInboundOut(.close(code: code, reason: reason)))
+    }
+
+    /// Errors of the frame decoder: a frame over the size limit is 1009, any other malformed frame
+    /// (a control frame over 125 bytes or fragmented) 1002.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let error = error as? NIOWebSocketError else { return context.fireErrorCaught(error) }
+        switch error {
+        case .invalidFrameLength:
+            fail(Violation(code: 1009, reason: "a frame over \(maxMessageSize) bytes"), context: context)
+        default:
+            fail(Violation(code: 1002, reason: "a malformed frame (\(error))"), context: context)
+        }
+    }
+
+    /// Sends a close frame naming what the peer did, tells the handlers behind, and closes this connection.
+    private func fail(_ violation: Violation, context: ChannelHandlerContext) {
+        guard !hasFailed else { return }
+        hasFailed = true
+        context.fireErrorCaught(violation)
+        let frame = frame(for: .close(code: violation.code, reason: WebSocketConversation.closeReason(violation.reason)),
+                          allocator: context.channel.allocator)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.write(wrapOutboundOut(frame(for: unwrapOutboundIn(data), allocator: context.channel.allocator)), promise: promise)
+    }
+
+    /// Frames sent to a client are not masked; frames sent to a server are.
+    private var maskKey: WebSocketMaskingKey? { peerIsClient ? nil : .random() }
+
+    private func frame(for content: WebSocketMessage.Content, allocator: ByteBufferAllocator) -> WebSocketFrame {
+        switch content {
+        case .text(let text):
+            return WebSocketFrame(fin: true, opcode: .text, maskKey: maskKey, data: allocator.buffer(string: text))
+        case .binary(let data):
+            return WebSocketFrame(fin: true, opcode: .binary, maskKey: maskKey, data: allocator.buffer(bytes: data))
+        case .close(let code, let reason):
+            var payload = allocator.buffer(capacity: 2 + reason.utf8.count)
+            if let code {
+                payload.writeInteger(code)
+                payload.writeString(reason)
+            }
+            return WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: maskKey, data: payload)
+        }
+    }
+}
