@@ -81,6 +81,13 @@ struct PropertyTests {
                 interaction.chunks = shape & 64 == 0 ? [] : [StreamChunk(atMs: numbers[1], data: Data(body)),
                                                             StreamChunk(atMs: 0, data: Data(texts[5].utf8))]
             }
+            if shape & 128 == 0 {
+                interaction.websocket = [
+                    WebSocketMessage(from: .server, atMs: numbers[0], content: .text(texts[5])),
+                    WebSocketMessage(from: .client, atMs: numbers[1], content: .binary(Data(body))),
+                    WebSocketMessage(from: .client, atMs: numbers[2], content: .close(code: shape & 2 == 0 ? nil : 1000, reason: texts[3])),
+                ]
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let expected = try? encoder.encode(interaction)

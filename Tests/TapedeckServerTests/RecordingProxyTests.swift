@@ -396,14 +396,16 @@ import Testing
     }
 }
 
-/// WebSocket upgrades through the recording proxy.
+/// WebSocket upgrades to a passthrough host (recorded ones are in WebSocketTests).
 @Suite struct WebSocketTunnelTests {
-    @Test func webSocketUpgradeIsTunnelledAndNotRecorded() async throws {
+    @Test func aPassthroughHostsWebSocketUpgradeIsTunnelledAndNotRecorded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await EchoUpgradeUpstream.start()
         let cassette = directory.appending(path: "ws.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:\(upstream.port)"))) { (harness: RecordHarness) async throws in
+        let settings = RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:\(upstream.port)"),
+                                      passthroughHosts: ["127.0.0.1"])
+        try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
             let connection = try RawSocket(port: harness.server.port)
             connection.send("GET /socket HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")

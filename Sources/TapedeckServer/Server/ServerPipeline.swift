@@ -167,6 +167,8 @@ enum ServerPipeline {
         // Last, so the bytes the HTTP decoder kept after the handshake reach the frame decoder.
         try addWebSocketHandlers(operations, peerIsClient: true, maxMessageSize: maxMessageSize, conversation: conversation)
         for old in old { operations.removeHandler(old, promise: nil) }
+        // The exchange handler held the connection's read while it answered; reading starts again here.
+        context.channel.read()
     }
 
     /// Adds WebSocket framing, the message reader and `conversation` at the end of a pipeline.

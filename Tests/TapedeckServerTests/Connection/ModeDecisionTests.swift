@@ -95,19 +95,34 @@ import Testing
         }
     }
 
-    @Test func recordingRelaysAWebSocketUpgradeAndPassesThroughNamedHosts() throws {
+    @Test func recordingRecordsAWebSocketUpgradeAndRelaysOneToAPassthroughHost() throws {
         let folder = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
+        let upgrade = [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Tapedeck-Session", "s1")]
         let mode = try recordingMode(target: "http://127.0.0.1:9", cassette: folder.appending(path: "c.json"))
-        let decision = decide(mode, request("/socket?x=1", headers: [("Host", "x"), ("Upgrade", "websocket"), ("Connection", "Upgrade")]))
-        guard case .tunnel(let tunnel) = decision else {
-            Issue.record("tunnelled, got \(decision)")
+        let decision = decide(mode, request("/socket?x=1", headers: [("Host", "x")] + upgrade))
+        guard case .webSocket(let recording) = decision else {
+            Issue.record("recorded, got \(decision)")
             return
         }
-        #expect(tunnel.host == "127.0.0.1" && tunnel.port == 9 && tunnel.tls == nil)
+        #expect(recording.host == "127.0.0.1" && recording.port == 9 && recording.tls == nil)
+        #expect(recording.head.uri == "/socket?x=1")
+        #expect(recording.head.headers["Host"] == ["127.0.0.1:9"])
+        #expect(recording.head.headers["Tapedeck-Session"].isEmpty, "control headers stay with the proxy")
+        #expect(recording.cassetteRequest.url == "http://127.0.0.1:9/socket?x=1")
+        recording.finished(nil)
+
+        let home = try Fixtures.temporaryDirectory()
+        let settings = RecordSettings(cassette: folder.appending(path: "p.json"), target: try ReverseProxyTarget("http://127.0.0.1:9"),
+                                      passthroughHosts: ["127.0.0.1"])
+        let passing = try RecordingMode(settings: settings, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                                        authority: CertificateAuthority(home: home), logger: Logger(label: "tapedeck.test"))
+        guard case .tunnel(let tunnel) = decide(passing, request("/socket?x=1", headers: [("Host", "x")] + upgrade)) else {
+            Issue.record("a passthrough host's upgrade is relayed untouched")
+            return
+        }
         #expect(String(buffer: tunnel.initialBytes).hasPrefix("GET /socket?x=1 HTTP/1.1\r\n"))
         #expect(String(buffer: tunnel.initialBytes).contains("Host: 127.0.0.1:9\r\n"))
-        #expect(!mode.passesThrough(host: "api.example.test"))
     }
 
     @Test func theFrontDoorRelaysPassthroughHostsAndInterceptsTheRest() throws {

@@ -1,0 +1,117 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOWebSocket
+import TapedeckCore
+@testable import TapedeckServer
+import Testing
+
+/// ``WebSocketMessageReader`` on an `EmbeddedChannel`: frames in, whole messages out, and each
+/// way a peer can break RFC 6455 closing only its own connection with the code that names it.
+@Suite struct WebSocketReaderTests {
+    /// Collects the messages the reader passes on.
+    private final class Collector: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = WebSocketMessage.Content
+        var messages: [WebSocketMessage.Content] = []
+        var violations: [WebSocketMessageReader.Violation] = []
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            messages.append(unwrapInboundIn(data))
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            if let violation = error as? WebSocketMessageReader.Violation { violations.append(violation) }
+        }
+    }
+
+    private let collector = Collector()
+
+    /// A channel reading a client (masked frames expected), with the real frame decoder in front when `decoding`.
+    private func channel(maxMessageSize: Int = 64, decoding: Bool = false) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        if decoding {
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)))
+        }
+        try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(peerIsClient: true, maxMessageSize: maxMessageSize))
+        try channel.pipeline.syncOperations.addHandler(collector)
+        return channel
+    }
+
+    private func frame(_ opcode: WebSocketOpcode, _ bytes: [UInt8], fin: Bool = true, masked: Bool = true) -> WebSocketFrame {
+        var data = ByteBuffer(bytes: bytes)
+        let key: WebSocketMaskingKey? = masked ? WebSocketMaskingKey([1, 2, 3, 4]) : nil
+        if let key { data.webSocketMask(key) }
+        return WebSocketFrame(fin: fin, opcode: opcode, maskKey: key, data: data)
+    }
+
+    /// The close code the reader sent, and whether the channel closed.
+    private func closeSent(_ channel: EmbeddedChannel) throws -> (code: UInt16?, closed: Bool) {
+        channel.embeddedEventLoop.run()
+        var code: UInt16?
+        while let frame = try channel.readOutbound(as: WebSocketFrame.self) {
+            guard frame.opcode == .connectionClose else { continue }
+            var data = frame.data
+            code = data.readInteger(as: UInt16.self)
+        }
+        return (code, !channel.isActive)
+    }
+
+    @Test func fragmentsAreJoinedAndPingsAnsweredNotPassedOn() throws {
+        let channel = try channel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(frame(.text, Array("hel".utf8), fin: false))
+        try channel.writeInbound(frame(.ping, [7]))
+        try channel.writeInbound(frame(.continuation, Array("lo".utf8)))
+        try channel.writeInbound(frame(.binary, [1, 2]))
+        try channel.writeInbound(frame(.connectionClose, [0x03, 0xE8] + Array("bye".utf8)))
+        #expect(collector.messages == [.text("hello"), .binary(Data([1, 2])), .close(code: 1000, reason: "bye")])
+        let pong = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(pong.opcode == .pong && pong.data == ByteBuffer(bytes: [7]) && pong.maskKey == nil)
+    }
+
+    @Test(arguments: [
+        ("an unmasked client frame", 1002),
+        ("a reserved opcode", 1002),
+        ("reserved bits", 1002),
+        ("invalid UTF-8 in a text message", 1007),
+        ("a message over the limit in fragments", 1009),
+        ("a continuation with nothing to continue", 1002),
+        ("a close reason that is not UTF-8", 1007),
+    ])
+    func aPeerBreakingTheProtocolIsClosedWithTheCodeThatNamesIt(_ case: String, _ code: Int) throws {
+        let channel = try channel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let bad: [WebSocketFrame] = switch `case` {
+        case "an unmasked client frame": [frame(.text, Array("hi".utf8), masked: false)]
+        case "a reserved opcode": [frame(WebSocketOpcode(encodedWebSocketOpcode: 0x3)!, [1])]
+        case "reserved bits": [WebSocketFrame(fin: true, rsv1: true, opcode: .text, maskKey: WebSocketMaskingKey([0, 0, 0, 0]),
+                                              data: ByteBuffer(string: "x"))]
+        case "invalid UTF-8 in a text message": [frame(.text, [0xC3, 0x28])]
+        case "a message over the limit in fragments": [frame(.binary, Array(repeating: 1, count: 40), fin: false),
+                                                       frame(.continuation, Array(repeating: 1, count: 40))]
+        case "a continuation with nothing to continue": [frame(.continuation, [1])]
+        default: [frame(.connectionClose, [0x03, 0xE8, 0xFF])]
+        }
+        for frame in bad { try channel.writeInbound(frame) }
+        try channel.writeInbound(frame(.text, Array("after".utf8)))
+        let (sent, closed) = try closeSent(channel)
+        #expect(sent == UInt16(code), "\(`case`)")
+        #expect(closed, "the offending connection closes")
+        #expect(collector.violations.map(\.code) == [UInt16(code)])
+        #expect(!collector.messages.contains(.text("after")), "nothing more is read from it")
+    }
+
+    @Test func aControlFrameOver125BytesAndAFrameOverTheLimitAreRefusedByTheDecoder() throws {
+        for (length, code) in [(126, UInt16(1002)), (200, 1009)] {
+            let channel = try channel(maxMessageSize: 150, decoding: true)
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+            let opcode: UInt8 = length == 126 ? 0x89 : 0x82  // a ping, or a binary frame
+            var bytes = ByteBuffer(bytes: [opcode, 0x80 | 126])
+            bytes.writeInteger(UInt16(length))
+            bytes.writeBytes([0, 0, 0, 0] + Array(repeating: 0, count: length))
+            try? channel.writeInbound(bytes)
+            let (sent, closed) = try closeSent(channel)
+            #expect(sent == code && closed, "a frame of \(length) bytes")
+        }
+    }
+}
