@@ -105,6 +105,12 @@ import Testing
             #expect(conversation.messages.map(\.content) == [.text("hello")])
             #expect(conversation.received?.content == .text(#"{"subscribe": "news"}"#))
             #expect(conversation.expected?.content == .text(#"{"subscribe": "prices"}"#))
+            // The inspector page, as headless Chromium renders it, shows where the client left.
+            if Chromium.path != nil {
+                let dom = try await Chromium.dumpDOM(harness.base + "/__tapedeck/ui#exchange=\(id)")
+                #expect(dom.contains("WebSocket conversation (1 messages)"), "\(dom)")
+                #expect(dom.contains("Left the recording at message 1"), "\(dom)")
+            }
         }
     }
 

@@ -45,6 +45,43 @@ struct HARTests {
         #expect(HARImporter.httpVersion("spdy/3") == nil)
     }
 
+    @Test("a WebSocket conversation goes out and comes back as Chrome's _webSocketMessages")
+    func webSocketMessagesRoundTrip() throws {
+        var upgrade = Interactions.get("/chat", answer: "")
+        upgrade.recordedAt = "2026-11-27T01:00:00.000Z"
+        upgrade.response = CassetteResponse(status: 101, headers: ["Upgrade": "websocket"])
+        upgrade.websocket = [
+            WebSocketMessage(from: .server, atMs: 0.5, content: .text("welcome")),
+            WebSocketMessage(from: .client, atMs: 12.25, content: .binary(Data([1, 2, 3]))),
+            WebSocketMessage(from: .client, atMs: 20, content: .close(code: 1000, reason: "done")),
+        ]
+        let exporter = HARExporter()
+        let bytes = try exporter.encode(exporter.export(Cassette(interactions: [upgrade])).document)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#""_webSocketMessages""#) && text.contains(#""type" : "receive""#) && text.contains(#""opcode" : 2"#), "\(text)")
+        #expect(try HARImporter().importData(bytes, file: "e.har").cassette.interactions.first?.websocket == upgrade.websocket)
+
+        // As Chrome writes it: absolute times, a ping (opcode 9) that is not a message.
+        let chrome = Data("""
+            {"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"}, "entries": [{
+              "startedDateTime": "2026-11-27T01:00:00.000Z", "time": 10,
+              "request": {"method": "GET", "url": "wss://echo.example.test/socket", "httpVersion": "HTTP/1.1", "headers": [],
+                          "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+              "response": {"status": 101, "statusText": "Switching Protocols", "httpVersion": "HTTP/1.1", "headers": [],
+                           "cookies": [], "content": {"size": 0, "mimeType": "x-unknown"}, "redirectURL": "", "headersSize": -1, "bodySize": 0},
+              "cache": {}, "timings": {"send": 0, "wait": 10, "receive": 0},
+              "_webSocketMessages": [
+                {"type": "send", "time": 1795741200.11, "opcode": 1, "data": "hello"},
+                {"type": "receive", "time": 1795741200.2, "opcode": 9, "data": ""},
+                {"type": "receive", "time": 1795741200.31, "opcode": 1, "data": "hello back"}]}]}}
+            """.utf8)
+        let imported = try #require(try HARImporter().importData(chrome, file: "chrome.har").cassette.interactions.first?.websocket)
+        #expect(imported.map(\.content) == [.text("hello"), .text("hello back")])
+        #expect(imported.map(\.from) == [.client, .server])
+        #expect(try HARImporter().importData(chrome, file: "chrome.har").cassette.interactions.first?.request.url == "https://echo.example.test/socket")
+        #expect(abs(imported[0].atMs - 100) < 0.01 && abs(imported[1].atMs - 300) < 0.01, "\(imported.map(\.atMs))")
+    }
+
     @Test("origin-form URLs, missing timing and hand-set delays survive the round trip")
     func roundTripKeepsTapedeckOnlyFields() throws {
         var delayed = Interactions.get("/local?x=1", answer: "x", headers: ["Host": "svc.test"], timed: false)

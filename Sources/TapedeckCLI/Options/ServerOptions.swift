@@ -15,6 +15,10 @@ struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest request body; larger ones get 413.", valueName: "BYTES"))
     var maxBody = 64 << 20
 
+    @Option(help: ArgumentHelp("Largest WebSocket message, fragments joined; a larger one closes its socket with 1009.",
+                               valueName: "BYTES"))
+    var maxMessageSize = 16 << 20
+
     @Option(help: ArgumentHelp("How long a silent connection is kept open.", valueName: "SECONDS"))
     var idleTimeout = 60
 
@@ -22,11 +26,17 @@ struct ServerOptions: ParsableArguments {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        // The frame decoder takes frames of at most 4 GiB - 1.
+        guard (1...Int(UInt32.max)).contains(maxMessageSize) else {
+            throw ValidationError("--max-message-size must be from 1 to \(UInt32.max) bytes, not \(maxMessageSize)")
+        }
     }
 
     /// The configuration these options describe, with the documented defaults for the rest.
     var configuration: ServerConfiguration {
-        ServerConfiguration(host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)))
+        var configuration = ServerConfiguration(host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)))
+        configuration.maxMessageSize = maxMessageSize
+        return configuration
     }
 
     /// Prints a warning when the server is about to listen beyond this machine.

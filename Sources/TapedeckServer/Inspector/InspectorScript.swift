@@ -106,7 +106,23 @@ enum InspectorScript {
         if (x.diagnosis) parts.push(renderDiagnosis(x));
         parts.push(el('h3', null, 'Request'), messageTable(x.method, x.url, x.request, null));
         if (x.response) parts.push(el('h3', null, 'Response: ' + x.response.status), messageTable(null, null, x.response, null));
+        if (x.websocket) parts.push(renderConversation(x.websocket));
         $('detail-pane').replaceChildren(...parts);
+      }
+
+      // A WebSocket conversation: one row per message (side, time, content) and, on replay, where
+      // the client left the recording: what it held there and what came instead.
+      function renderConversation(c) {
+        const shown = (m) => m.text != null ? m.text : m.base64 != null ? 'binary ' + m.base64 : 'close ' + (m.close == null ? '' : m.close) + (m.reason ? ' ' + m.reason : '');
+        const table = el('table', { class: 'kv conversation' });
+        for (const m of c.messages) table.append(el('tr', null, el('td', null, m.from + ' ' + (m.atMs || 0) + ' ms'), el('td', null, shown(m))));
+        const parts = [el('h3', null, 'WebSocket conversation (' + c.messages.length + ' messages)'), table];
+        if (c.leftAt != null) {
+          parts.push(el('p', { class: 'diagnosis-line' }, 'Left the recording at message ' + c.leftAt + ': recorded ',
+            el('mark', { class: 'recorded' }, c.expected ? shown(c.expected) : 'the end of the conversation'), ', received ',
+            el('mark', { class: 'received' }, c.received ? shown(c.received) : '')));
+        }
+        return el('section', { class: 'conversation', id: 'conversation' }, ...parts);
       }
 
       const reasons = {

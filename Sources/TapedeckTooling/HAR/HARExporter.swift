@@ -48,12 +48,15 @@ package struct HARExporter: Sendable {
         let first = interaction.timing?.firstByteMs ?? 0
         let started = interaction.recordedAt.flatMap(HARDates.parse).map { HARDates.format($0, plusMilliseconds: -total) }
             ?? fallbackStart
+        // The conversation is timed from the upgrade: the end of the handshake's timing.
+        let upgraded = HARDates.parse(started)?.addingTimeInterval(total / 1000) ?? Date(timeIntervalSince1970: 0)
         return HAREntry(
             startedDateTime: started, time: total,
             request: request(interaction.request), response: response(interaction),
             timings: HARTimings(send: 0, wait: first, receive: max(0, total - first)),
             recordedAt: interaction.recordedAt, delayMs: interaction.delayMs, chunks: interaction.chunks,
-            noTiming: interaction.timing == nil ? true : nil, noHTTPVersion: interaction.httpVersion == nil ? true : nil)
+            noTiming: interaction.timing == nil ? true : nil, noHTTPVersion: interaction.httpVersion == nil ? true : nil,
+            webSocketMessages: interaction.websocket?.map { HARWebSocketMessage($0, upgraded: upgraded) })
     }
 
     private func request(_ request: CassetteRequest) -> HARRequest {

@@ -73,12 +73,16 @@ package struct HARImporter: Sendable {
     /// One entry as an interaction; a file tapedeck wrote carries `recordedAt` exactly (absent when the cassette had none).
     private func interaction(from entry: HAREntry, place: String, file: String?, writtenByTapedeck: Bool,
                              polly: PollyContent?) throws(ToolingError) -> Interaction {
-        let target = RequestTarget(entry.request.url)
+        // Chrome names a WebSocket's handshake by its ws:// or wss:// URL; the cassette keeps the HTTP one.
+        var url = entry.request.url
+        for (socket, http) in [("ws://", "http://"), ("wss://", "https://")] where url.lowercased().hasPrefix(socket) {
+            url = http + url.dropFirst(socket.count)
+        }
+        let target = RequestTarget(url)
         guard let scheme = target.scheme, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
             throw ToolingError(file: file, kind: .badInput(path: "\(place).request.url",
-                                                           message: "\"\(entry.request.url)\" is not an absolute http(s) URL"))
+                                                           message: "\"\(entry.request.url)\" is not an absolute http(s) or ws(s) URL"))
         }
-        var url = entry.request.url
         if let hash = url.firstIndex(of: "#") { url = String(url[..<hash]) }
         if entry.request.originForm == true {
             url = target.path + (target.query.map { "?\($0)" } ?? "")
@@ -109,12 +113,25 @@ package struct HARImporter: Sendable {
         }
         let response = CassetteResponse(status: entry.response.status, headers: responseHeaders,
                                         body: entry.chunks == nil ? responseBody : .empty, trailers: trailers)
+        let upgraded = HARDates.parse(entry.startedDateTime)?.addingTimeInterval(max(0, entry.time) / 1000) ?? Date(timeIntervalSince1970: 0)
+        var websocket: [WebSocketMessage]?
+        if let messages = entry.webSocketMessages {
+            websocket = []
+            for (number, message) in messages.enumerated() {
+                do {
+                    if let kept = try message.message(upgraded: upgraded) { websocket?.append(kept) }
+                } catch {
+                    throw ToolingError(file: file, kind: .badInput(path: "\(place)._webSocketMessages[\(number)]", message: error.reason))
+                }
+            }
+        }
         return Interaction(recordedAt: recordedAt,
                            request: CassetteRequest(method: entry.request.method.uppercased(), url: url,
                                                     headers: requestHeaders, body: Body(requestBody)),
                            response: response,
                            timing: entry.noTiming == true ? nil : Self.timing(of: entry),
-                           delayMs: entry.delayMs, chunks: entry.chunks, httpVersion: entry.noHTTPVersion == true ? nil : Self.httpVersion(entry.response.httpVersion))
+                           delayMs: entry.delayMs, chunks: entry.chunks, httpVersion: entry.noHTTPVersion == true ? nil : Self.httpVersion(entry.response.httpVersion),
+                           websocket: websocket)
     }
 
     /// The cassette's `httpVersion` for a HAR one (`HTTP/2`, `h2`, `HTTP/1.1`...); nil when unknown.

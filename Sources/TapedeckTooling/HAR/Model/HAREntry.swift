@@ -25,17 +25,21 @@ package struct HAREntry: Sendable, Hashable, Codable {
     package var noTiming: Bool?
     /// Tapedeck's custom field: the cassette had no `httpVersion` (HAR requires one).
     package var noHTTPVersion: Bool?
+    /// Chrome's field: a WebSocket conversation's messages.
+    package var webSocketMessages: [HARWebSocketMessage]?
 
     private enum CodingKeys: String, CodingKey {
         case startedDateTime, time, request, response, cache, timings
         case recordedAt = "_recordedAt", delayMs = "_delayMs", chunks = "_chunks", noTiming = "_noTiming"
-        case noHTTPVersion = "_noHTTPVersion"
+        case noHTTPVersion = "_noHTTPVersion", webSocketMessages = "_webSocketMessages"
     }
 
     /// Creates an entry.
     package init(startedDateTime: String, time: Double, request: HARRequest, response: HARResponse,
                 timings: HARTimings?, recordedAt: String? = nil, delayMs: Double? = nil,
-                chunks: [StreamChunk]? = nil, noTiming: Bool? = nil, noHTTPVersion: Bool? = nil) {
+                chunks: [StreamChunk]? = nil, noTiming: Bool? = nil, noHTTPVersion: Bool? = nil,
+                webSocketMessages: [HARWebSocketMessage]? = nil) {
+        self.webSocketMessages = webSocketMessages
         self.startedDateTime = startedDateTime
         self.time = time
         self.request = request
