@@ -77,7 +77,9 @@ import Testing
         let offsets = events.chunks?.map(\.atMs) ?? []
         #expect(offsets.count == 3)
         if offsets.count == 3 {
-            #expect(offsets[1] >= 40 && offsets[2] >= offsets[1] + 40)
+            // Sent 200 ms apart; a loaded machine may read one late, which shortens the gap after
+            // it, so only the order and that the last came well after the head are certain.
+            #expect(offsets == offsets.sorted() && offsets[2] >= 100, "\(offsets)")
         }
         #expect((events.timing?.totalMs ?? 0) >= 100)
         #expect(stored.interactions.allSatisfy { ($0.timing?.totalMs ?? -1) >= ($0.timing?.firstByteMs ?? 0) })
