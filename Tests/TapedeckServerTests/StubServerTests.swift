@@ -55,12 +55,16 @@ struct StubServerTests {
     func faults() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
-        let stubs = #"{"stubs": [{"request": {"path": "/empty"}, "response": {"fault": "empty"}}, {"request": {"path": "/truncate"}, "response": {"status": 200, "body": {"text": "0123456789abcdefghij"}, "fault": "truncate"}}, {"request": {"path": "/malformed"}, "response": {"fault": "malformed"}}]}"#
+        let stubs = #"{"stubs": [{"request": {"path": "/empty"}, "response": {"fault": "empty"}}, {"request": {"path": "/truncate"}, "response": {"status": 200, "body": {"text": "0123456789abcdefghij"}, "fault": "truncate"}}, {"request": {"path": "/malformed"}, "response": {"fault": "malformed"}}, {"request": {"path": "/gone"}, "response": {"fault": "goaway"}}, {"request": {"path": "/reset-stream"}, "response": {"fault": "rst-stream"}}]}"#
         let added = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", stubs, "\(base)/__tapedeck/stubs"])
         #expect(added.text.contains("ids"))
         #expect(try await Curl.run(["\(base)/flaky"]).status == 56, "reset: connection reset by peer")
         #expect(try await Curl.run(["\(base)/empty"]).status == 52, "empty: empty reply from server")
         #expect(try await Curl.run(["\(base)/truncate"]).status == 18, "truncate: transfer closed with bytes remaining")
+        // Over HTTP/1.1 the HTTP/2 faults are a reset of this connection; the server goes on listening.
+        #expect(try await Curl.run(["\(base)/gone"]).status == 56, "goaway over HTTP/1.1: reset")
+        #expect(try await Curl.run(["\(base)/reset-stream"]).status == 56, "rst-stream over HTTP/1.1: reset")
+        #expect(try await Curl.run(["\(base)/__tapedeck/health"]).status == 0, "the server still listens")
         let malformed = try await Curl.run(["\(base)/malformed"])
         #expect(malformed.status == 1 || malformed.status == 8, "malformed: \(malformed.status) \(malformed.error)")
         let seen = try await python("""

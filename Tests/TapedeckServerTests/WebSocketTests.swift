@@ -97,6 +97,11 @@ import Testing
 
                 """)
             let id = try #require(harness.responder.answers.exchanges?.summaries().exchanges.first?.id)
+            // A handshake nothing matches is diagnosed as any request is, before any upgrade.
+            let miss = try await Curl.run(["-sS", "--write-out", "\n%{http_code}", "-H", "Upgrade: websocket", "-H", "Connection: Upgrade",
+                                           "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                                           harness.base + "/elsewhere"])
+            #expect(miss.text.hasSuffix("\n599") && miss.text.contains("/feed"), "\(miss.text)")
             // The conversation is kept once its connection ended.
             try await waitUntil { harness.responder.answers.exchanges?.exchange(id: id)?.conversation != nil }
             let exchange = try JSONDecoder().decode(InspectedExchange.self, from: try await Curl.run([harness.base + "/__tapedeck/exchanges/\(id)"]).output)

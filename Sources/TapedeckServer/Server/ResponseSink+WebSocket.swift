@@ -13,21 +13,21 @@ extension ResponseSink {
             return refuse(Refusal(.upgradeRequired, code: "websocket-upgrade-required",
                                   "this interaction is a WebSocket conversation: ask for it with Upgrade: websocket"))
         }
-        guard let head = accepting(request, answer: answer) else { return }
-        accept(head) { WebSocketPlayer(conversation, ended: ended) }
+        guard let key = webSocketKey(of: request) else { return }
+        accept(WebSocketHandshake.accepting(request, key: key, answer: answer)) { WebSocketPlayer(conversation, ended: ended) }
     }
 
-    /// The 101 accepting `request`, or nil (having refused it with 400) when its key is not one.
-    func accepting(_ request: HTTPRequestHead, answer: HTTPHeaders) -> HTTPResponseHead? {
+    /// The client's `Sec-WebSocket-Key`, or nil having refused the upgrade with 400 when it is not one.
+    private func webSocketKey(of request: HTTPRequestHead) -> String? {
         guard let key = WebSocketHandshake.key(of: request) else {
             refuse(Refusal(.badRequest, code: "websocket-key", "a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64"))
             return nil
         }
-        return WebSocketHandshake.accepting(request, key: key, answer: answer)
+        return key
     }
 
     /// Sends the 101 `head` and hands the connection to the conversation handler `make` builds on the event loop.
-    func accept(_ head: HTTPResponseHead, conversation make: @escaping @Sendable () -> any ChannelHandler) {
+    private func accept(_ head: HTTPResponseHead, conversation make: @escaping @Sendable () -> any ChannelHandler) {
         let sink = self
         let run: @Sendable () -> Void = {
             sink.handler.value.acceptWebSocket(head, context: sink.context.value, conversation: make())
@@ -42,10 +42,7 @@ extension ResponseSink {
     /// ways (``WebSocketRelay``), noting each. An upstream that answers otherwise has its answer
     /// passed back unrecorded; one that cannot be reached gets 502.
     func recordWebSocket(_ recording: WebSocketRecording, request: HTTPRequestHead) {
-        guard let key = WebSocketHandshake.key(of: request) else {
-            recording.finished(nil)
-            return refuse(Refusal(.badRequest, code: "websocket-key", "a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64"))
-        }
+        guard let key = webSocketKey(of: request) else { return recording.finished(nil) }
         let sink = self
         let asked = eventLoop.now
         UpstreamWebSocket.open(recording, clientKey: key, maxMessageSize: maxMessageSize, on: eventLoop).whenComplete { result in
