@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import TapedeckCore
+
+/// Replays recorded WebSocket conversations in process, by the replay server's rules (SPEC
+/// section 13, ``WebSocketConversation``): the handshake matches as any request does (an
+/// ``UnmatchedRequestError`` on a miss), then the server's messages come in order, each one the
+/// recording shows after a client message only once that message was sent and matched; a
+/// message off the recording closes the conversation with 1008 and a reason naming the recorded
+/// message. Stubs with a `websocket` conversation answer too.
+///
+/// ```swift
+/// let connector = try CassetteWebSocketConnector(cassette: URL(filePath: "cassettes/chat.json"))
+/// let chat = try await connector.connect(HTTPRequest(method: .get, scheme: "ws", authority: "chat.example.test", path: "/rooms/a"))
+/// try await chat.send(.text(#"{"op":"join"}"#))
+/// let answer = try await chat.receive()
+/// ```
+public final class CassetteWebSocketConnector: WebSocketConnector {
+    /// The player holding the cassette and the playback positions.
+    package let player: Player
+    private let clock: any Clock<Duration>
+
+    /// Loads a cassette file; `options.latency` paces the server's messages as on the replay server.
+    public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                            codec: CassetteCodec = CassetteCodec(), clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(cassette: try codec.load(file), name: file.path, options: options, stubs: stubs, clock: clock)
+    }
+
+    /// Replays a cassette already in memory (an empty one, `Cassette()`, to serve stubs only).
+    public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                clock: any Clock<Duration> = ContinuousClock()) {
+        player = Player(cassette: cassette, name: name, options: options, stubs: stubs)
+        self.clock = clock
+    }
+
+    /// Opens the recorded conversation the handshake matches.
+    ///
+    /// - Throws: ``UnmatchedRequestError`` when nothing matches; ``WebSocketHandshakeError`` when what
+    ///   matches is not a WebSocket conversation.
+    public func connect(_ request: HTTPRequest) async throws -> any WebSocketConnection {
+        var handshake = request
+        for (socket, http) in [("ws", "http"), ("wss", "https")] where handshake.scheme == socket { handshake.scheme = http }
+        let recorded = CassetteRequest(handshake, body: nil)
+        switch player.play(recorded) {
+        case .unmatched(let diagnosis):
+            throw UnmatchedRequestError(diagnosis: diagnosis)
+        case .played(let playback):
+            guard let conversation = playback.conversation else {
+                throw WebSocketHandshakeError(url: recorded.url, status: playback.interaction.response.status)
+            }
+            try await wait(playback.delay.head, on: clock)
+            return ReplayedWebSocket(conversation, clock: clock)
+        }
+    }
+
+    /// Puts playback and stub scenarios back to the start.
+    public func reset() {
+        player.reset()
+    }
+}
+
+/// A handshake whose recorded answer is not a WebSocket upgrade.
+public struct WebSocketHandshakeError: Error, CustomStringConvertible, Sendable {
+    /// The handshake's URL.
+    public let url: String
+    /// The status recorded for it.
+    public let status: Int
+
+    public var description: String { "\(url) was answered \(status), not with a WebSocket conversation" }
+}
+
+/// A replayed conversation: the actions of ``WebSocketConversation`` as a queue of server
+/// messages, each handed to ``receive()`` after its delay.
+actor ReplayedWebSocket: WebSocketConnection {
+    private var conversation: WebSocketConversation
+    private var queue: [WebSocketConversation.Action] = []
+    /// Callers of ``receive()`` waiting for the next action.
+    private var waiting: [CheckedContinuation<WebSocketConversation.Action, Never>] = []
+    private var closed: WebSocketClosedError?
+    private let clock: any Clock<Duration>
+
+    init(_ conversation: WebSocketConversation, clock: any Clock<Duration>) {
+        self.conversation = conversation
+        self.clock = clock
+        var started = conversation
+        queue = started.start()
+        self.conversation = started
+    }
+
+    func send(_ message: WebSocketMessage.Content) async throws {
+        if let closed { throw closed }
+        enqueue(conversation.received(message))
+    }
+
+    func receive() async throws -> WebSocketMessage.Content {
+        if let closed { throw closed }
+        let action: WebSocketConversation.Action
+        if queue.isEmpty {
+            action = await withCheckedContinuation { waiting.append($0) }
+        } else {
+            action = queue.removeFirst()
+        }
+        switch action {
+        case .send(let content, let after):
+            try await wait(after, on: clock)
+            return content
+        case .close(let code, let reason, let after):
+            try await wait(after, on: clock)
+            closed = WebSocketClosedError(code: code, reason: reason)
+            return .close(code: code, reason: reason)
+        }
+    }
+
+    func close(code: UInt16, reason: String) async throws {
+        guard closed == nil else { return }
+        enqueue(conversation.received(.close(code: code, reason: reason)))
+        closed = WebSocketClosedError(code: code, reason: reason)
+    }
+
+    private func enqueue(_ actions: [WebSocketConversation.Action]) {
+        for action in actions {
+            if waiting.isEmpty {
+                queue.append(action)
+            } else {
+                waiting.removeFirst().resume(returning: action)
+            }
+        }
+    }
+}
