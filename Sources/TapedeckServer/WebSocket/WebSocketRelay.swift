@@ -48,6 +48,8 @@ final class WebSocketRelay: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     /// The last message written to this side: the connection closes once it is out.
     private var lastWrite: EventLoopFuture<Void>?
+    /// Whether this side was sent a close frame: it gets one only (a second is a protocol error).
+    private var closeSent = false
 
     private init(side: WebSocketMessage.Side, transcript: WebSocketTranscript) {
         self.side = side
@@ -92,6 +94,10 @@ final class WebSocketRelay: ChannelInboundHandler, RemovableChannelHandler {
 
     private func send(_ content: WebSocketMessage.Content) {
         guard let context, context.channel.isActive else { return }
+        if case .close = content {
+            guard !closeSent else { return }
+            closeSent = true
+        }
         lastWrite = context.writeAndFlush(wrapOutboundOut(content))
     }
 
