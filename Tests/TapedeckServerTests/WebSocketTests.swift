@@ -287,10 +287,12 @@ import Testing
             client.send(Data([0x81, 0x80 | UInt8(flood.count), 0, 0, 0, 0] + flood))
             try await Task.sleep(for: .seconds(3))
             let grown = try residentBytes() - before
-            // A sanitizer's allocator keeps freed memory aside and shadows the rest: it gets three times the room
-            // (without back-pressure a plain build grows by over 500 MiB here).
-            let bound = (ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] == nil ? 96 : 288) << 20
-            #expect(grown < bound, "the proxy holds \(grown >> 20) MiB of a 256 MiB flood its client never reads")
+            // A sanitizer's allocator keeps freed memory aside and shadows the rest (218 MiB grew under TSan), so
+            // only a plain build measures; under a sanitizer the flood still runs, for its races. Without
+            // back-pressure a plain build grows by over 500 MiB here.
+            if ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] == nil {
+                #expect(grown < 96 << 20, "the proxy holds \(grown >> 20) MiB of a 256 MiB flood its client never reads")
+            }
         }
     }
 
