@@ -39,7 +39,7 @@ public final class CassetteWebSocketConnector: WebSocketConnector {
     ///   matches is not a WebSocket conversation.
     public func connect(_ request: HTTPRequest) async throws -> any WebSocketConnection {
         var handshake = request
-        for (socket, http) in [("ws", "http"), ("wss", "https")] where handshake.scheme == socket { handshake.scheme = http }
+        handshake.scheme = handshake.scheme.map(WebSocketMessage.handshakeScheme)
         let recorded = CassetteRequest(handshake, body: nil)
         switch player.play(recorded) {
         case .unmatched(let diagnosis):

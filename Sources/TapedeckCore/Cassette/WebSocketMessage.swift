@@ -140,4 +140,14 @@ extension WebSocketMessage: Codable {
 
     /// The most bytes a close frame's reason may have (125 for the frame, less 2 for the code).
     public static let maximumReasonBytes = 123
+
+    /// The HTTP scheme a WebSocket handshake travels over, which a cassette keeps: `ws` is `http`
+    /// and `wss` is `https` (any case); any other scheme is returned as it is.
+    public static func handshakeScheme(_ scheme: String) -> String {
+        switch scheme.lowercased() {
+        case "ws": "http"
+        case "wss": "https"
+        default: scheme
+        }
+    }
 }

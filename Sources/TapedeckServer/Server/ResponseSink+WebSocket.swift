@@ -55,7 +55,7 @@ extension ResponseSink {
                 recording.finished(nil)
                 sink.send(status: head.status, headers: head.headers, body: body)
             case .success(.upgraded(let head, let upstream)):
-                let handshakeMs = Double((sink.eventLoop.now - asked).nanoseconds) / 1_000_000
+                let handshakeMs = UpstreamExchange.milliseconds(sink.eventLoop.now - asked)
                 let transcript = WebSocketTranscript(start: sink.eventLoop.now) { transcript in
                     let exchange = FinishedExchange(request: recording.cassetteRequest, status: 101, headers: HeaderList(head.headers.map { HeaderField(name: $0.name, value: $0.value) }),
                                                     body: Data(), chunks: nil, timing: Timing(firstByteMs: handshakeMs, totalMs: handshakeMs),

@@ -75,8 +75,8 @@ package struct HARImporter: Sendable {
                              polly: PollyContent?) throws(ToolingError) -> Interaction {
         // Chrome names a WebSocket's handshake by its ws:// or wss:// URL; the cassette keeps the HTTP one.
         var url = entry.request.url
-        for (socket, http) in [("ws://", "http://"), ("wss://", "https://")] where url.lowercased().hasPrefix(socket) {
-            url = http + url.dropFirst(socket.count)
+        if let colon = url.firstIndex(of: ":") {
+            url = WebSocketMessage.handshakeScheme(String(url[..<colon])) + url[colon...]
         }
         let target = RequestTarget(url)
         guard let scheme = target.scheme, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
