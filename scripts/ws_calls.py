@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A WebSocket client for Tapedeck's tests and benchmark, on Python's `websockets`.
 
-    ws_calls.py URL [--proxy URL] [--cafile PEM] STEP...
+    ws_calls.py URL [--proxy URL] [--cafile PEM] [--show-extensions] [--no-compression] STEP...
 
 Connects (through an HTTP proxy with --proxy, trusting --cafile for wss://) and runs the steps
-in order, printing one line for each message heard and, last, how the connection closed:
+in order, printing one line for each message heard and, last, how the connection closed
+(first, with --show-extensions, the extensions the server agreed, as "extensions VALUE").
+It offers permessage-deflate, as `websockets` does, unless --no-compression:
   recv            wait for a message
   send:TEXT       send a text message
   bin:HEX         send a binary message
@@ -30,7 +32,11 @@ async def run(arguments):
     context = None
     if arguments.url.startswith("wss:"):
         context = ssl.create_default_context(cafile=arguments.cafile)
-    async with websockets.connect(arguments.url, proxy=arguments.proxy, ssl=context, max_size=None) as connection:
+    compression = None if arguments.no_compression else "deflate"
+    async with websockets.connect(arguments.url, proxy=arguments.proxy, ssl=context, max_size=None,
+                                  compression=compression) as connection:
+        if arguments.show_extensions:
+            print("extensions %s" % connection.response.headers.get("Sec-WebSocket-Extensions", "none"), flush=True)
         try:
             for step in arguments.steps:
                 kind, _, rest = step.partition(":")
@@ -63,5 +69,7 @@ parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.R
 parser.add_argument("url")
 parser.add_argument("--proxy", default=None)
 parser.add_argument("--cafile")
+parser.add_argument("--show-extensions", action="store_true")
+parser.add_argument("--no-compression", action="store_true")
 parser.add_argument("steps", nargs="*")
 asyncio.run(run(parser.parse_intermixed_args()))

@@ -3,7 +3,8 @@
 behind TLS with --cert and --key. It offers permessage-deflate, as `websockets` does by default.
 
 On each connection it greets with "welcome PATH", then answers every message: text as
-"echo TEXT", except "frag" (answered with one message in two fragments), "close-me"
+"echo TEXT", except "frag" (answered with one message in two fragments), "extensions?"
+(answered with the extensions this connection agreed, "extensions VALUE"), "close-me"
 (answered by closing with 4000 "asked to close") and "flood:N" (answered with N binary
 messages of 1 MiB, as fast as the connection takes them); binary reversed. Prints its address first.
 """
@@ -19,6 +20,8 @@ async def converse(connection):
     async for message in connection:
         if isinstance(message, bytes):
             await connection.send(message[::-1])
+        elif message == "extensions?":
+            await connection.send("extensions " + connection.response.headers.get("Sec-WebSocket-Extensions", "none"))
         elif message == "frag":
             await connection.send(["part one, ", "part two"])
         elif message.startswith("flood:"):

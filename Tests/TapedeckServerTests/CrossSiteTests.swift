@@ -43,7 +43,7 @@ struct CrossSiteTests {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let port = try #require(harness.server.url.split(separator: ":").last.map(String.init))
             let dom = try await Chromium.dumpDOM("http://attacker.test:\(port)/__tapedeck/health",
-                                                 flags: ["--host-resolver-rules=MAP attacker.test 127.0.0.1"])
+                                                 flags: ["--host-resolver-rules=MAP attacker.test 127.0.0.1, \(Chromium.onlyLoopback)"])
             #expect(dom.contains("admin paths answer only a Host that is this server's own"), "\(dom.prefix(2000))")
             #expect(!dom.contains("\"status\""))
             // The same page by the server's own name answers.

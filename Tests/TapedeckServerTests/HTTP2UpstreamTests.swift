@@ -99,8 +99,8 @@ struct HTTP2UpstreamTests {
         let cassette = directory.appending(path: "chromium.json")
         try await RecordHarness.run(settings: RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
             // Chromium sends loopback addresses around a proxy unless told not to; the minted certificate is not in its store.
-            let dom = try await Chromium.dumpDOM("https://127.0.0.1:\(port)/through-chromium", flags: [
-                "--proxy-server=\(harness.base)", "--proxy-bypass-list=<-loopback>", "--ignore-certificate-errors"])
+            let dom = try await Chromium.dumpDOM("https://127.0.0.1:\(port)/through-chromium",
+                                                 flags: Chromium.proxy(harness.base) + ["--ignore-certificate-errors"])
             #expect(dom.contains("HTTP/2.0 /through-chromium"), "\(dom)")
             try await waitUntil { harness.responder.recorder.interactionCount >= 1 }
         }

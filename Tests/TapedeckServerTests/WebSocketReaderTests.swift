@@ -27,12 +27,13 @@ import Testing
     private let collector = Collector()
 
     /// A channel reading a client (masked frames expected), with the real frame decoder in front when `decoding`.
-    private func channel(maxMessageSize: Int = 64, decoding: Bool = false) throws -> EmbeddedChannel {
+    private func channel(maxMessageSize: Int = 64, decoding: Bool = false, deflate: PerMessageDeflateCodec? = nil) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         if decoding {
             try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)))
         }
-        try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(peerIsClient: true, maxMessageSize: maxMessageSize))
+        try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(peerIsClient: true, maxMessageSize: maxMessageSize,
+                                                                              deflate: deflate))
         try channel.pipeline.syncOperations.addHandler(collector)
         return channel
     }
@@ -54,6 +55,29 @@ import Testing
             code = data.readInteger(as: UInt16.self)
         }
         return (code, !channel.isActive)
+    }
+
+    @Test func underPermessageDeflateMessagesAreReadDecompressedAndWrittenCompressed() throws {
+        let channel = try channel(maxMessageSize: 4096, deflate: PerMessageDeflateCodec(PerMessageDeflate(), role: .server))
+        let client = PerMessageDeflateCodec(PerMessageDeflate(), role: .client)
+        let text = String(repeating: "abc", count: 100)
+        // A compressed message in two fragments: RSV1 on the first only.
+        let compressed = [UInt8](try #require(client.compress(Data(text.utf8))))
+        var first = frame(.text, Array(compressed.prefix(5)), fin: false)
+        first.rsv1 = true
+        try channel.writeInbound(first)
+        try channel.writeInbound(frame(.continuation, Array(compressed.dropFirst(5))))
+        // An uncompressed one is still taken.
+        try channel.writeInbound(frame(.binary, [1, 2, 3]))
+        #expect(collector.messages == [.text(text), .binary(Data([1, 2, 3]))])
+
+        try channel.writeOutbound(WebSocketMessage.Content.text(text))
+        let sent = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(sent.rsv1 && sent.opcode == .text && sent.maskKey == nil)
+        #expect(sent.data.readableBytes < 50)
+        #expect(try client.decompress(Data(sent.data.readableBytesView), limit: 4096) == Data(text.utf8))
+        try channel.writeOutbound(WebSocketMessage.Content.close(code: 1000, reason: ""))
+        #expect(try channel.readOutbound(as: WebSocketFrame.self)?.rsv1 == false, "control frames are never compressed")
     }
 
     @Test func fragmentsAreJoinedAndPingsAnsweredNotPassedOn() throws {
@@ -109,7 +133,7 @@ import Testing
             var bytes = ByteBuffer(bytes: [opcode, 0x80 | 126])
             bytes.writeInteger(UInt16(length))
             bytes.writeBytes([0, 0, 0, 0] + Array(repeating: 0, count: length))
-            try? channel.writeInbound(bytes)
+            _ = try? channel.writeInbound(bytes)
             let (sent, closed) = try closeSent(channel)
             #expect(sent == code && closed, "a frame of \(length) bytes")
         }

@@ -14,9 +14,10 @@ import Testing
                                 "bin:010203", "recv", "ping", "close:1000:done"]
 
     /// What `scripts/ws_calls.py` prints.
-    private func talk(_ url: String, _ steps: [String], proxy: String? = nil, cafile: URL? = nil) async throws -> String {
+    private func talk(_ url: String, _ steps: [String], proxy: String? = nil, cafile: URL? = nil,
+                      showExtensions: Bool = false) async throws -> String {
         let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
-        var arguments = ["python3", script, url]
+        var arguments = ["python3", script, url] + (showExtensions ? ["--show-extensions"] : [])
         if let proxy { arguments += ["--proxy", proxy] }
         if let cafile { arguments += ["--cafile", cafile.path] }
         let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: arguments + steps)
@@ -67,12 +68,55 @@ import Testing
             .binary(Data([3, 2, 1])),
             .close(code: 1000, reason: "done"),
             .close(code: 1000, reason: "done"),
-        ], "fragments joined, no pings or pongs, readable text although both sides offered compression")
+        ], "fragments joined, no pings or pongs, readable text although both legs were compressed")
         #expect(messages.map(\.atMs) == messages.map(\.atMs).sorted())
 
         try await ReplayHarness.run(files: [file]) { harness in
             let replayed = try await talk(webSocketURL(harness.base, "/chat?x=1"), Self.steps)
             #expect(replayed == live, "the replay plays the conversation as the live service did")
+        }
+    }
+
+    @Test func permessageDeflateIsAgreedWithEachSideApartAndTheCassetteHoldsPlainText() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "deflate.json")
+        let long = String(repeating: "compressible ", count: 200)
+        let binary = String(repeating: "0001", count: 1500)
+        let steps = ["recv", "send:extensions?", "recv", "send:\(long)", "recv", "bin:\(binary)", "recv",
+                     "close:1000:"]
+        let settings = RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))
+        try await RecordHarness.run(settings: settings) { harness in
+            let lines = try await talk(webSocketURL(harness.base, "/z"), steps, showExtensions: true).split(separator: "\n")
+            // websockets as the client offers `permessage-deflate; client_max_window_bits`: the proxy takes it.
+            #expect(lines.first == "extensions permessage-deflate", "the client's leg")
+            // The proxy offered it upstream, and websockets as the service agreed, with its own windows.
+            #expect(lines.dropFirst(2).first?.hasPrefix("text extensions permessage-deflate;") == true, "the upstream's leg: \(lines)")
+            #expect(lines.dropFirst(3).first == "text echo \(long)")
+            #expect(lines.dropFirst(4).first.map(String.init) == "binary " + String(repeating: "0100", count: 1500))
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+        let messages = try #require(try CassetteCodec().load(file).interactions.first?.websocket)
+        #expect(messages.map(\.content).contains(.text("echo \(long)")), "stored decompressed")
+        #expect(messages.map(\.content).contains(.binary(Data(repeating: 0, count: 1500) + Data(repeating: 1, count: 1500))) == false)
+        #expect(messages.map(\.content).contains(.binary(Data((0..<3000).map { UInt8($0 % 2) }))))
+
+        upstream.stop()
+        try await ReplayHarness.run(files: [file]) { harness in
+            let lines = try await talk(webSocketURL(harness.base, "/z"), steps, showExtensions: true).split(separator: "\n")
+            #expect(lines.first == "extensions permessage-deflate", "the replay server agrees it too")
+            #expect(lines.dropFirst(3).first == "text echo \(long)")
+            #expect(lines.dropFirst(4).first.map(String.init) == "binary " + String(repeating: "0100", count: 1500))
+        }
+        // A client that offers nothing gets plain frames, from the same recording.
+        try await ReplayHarness.run(files: [file]) { harness in
+            let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
+            let plain = try await Subprocess.run(executable: "/usr/bin/env", arguments: [
+                "python3", script, webSocketURL(harness.base, "/z"), "--show-extensions", "--no-compression"] + steps)
+            #expect(plain.text.hasPrefix("extensions none\n"), "\(plain.text) \(plain.error)")
+            #expect(plain.text.contains("text echo \(long)\n"))
         }
     }
 
@@ -161,6 +205,45 @@ import Testing
         #expect(interaction.websocket?.map(\.content).prefix(3) == [.text("welcome /secure"), .text("over tls"), .text("echo over tls")])
     }
 
+    @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func chromiumFromAPageIsRecordedAndReplayed() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "browser.json")
+        let steps = ["recv", "send:hello from a page", "recv", "send:frag", "recv", "bin:0a0b", "recv", "close:1000:bye"]
+        let expected = """
+            text welcome /browser
+            text echo hello from a page
+            text part one, part two
+            binary 0b0a
+            closed 1000 bye
+
+            """
+        let settings = RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))
+        try await RecordHarness.run(settings: settings) { harness in
+            let heard = try await Chromium.webSocket(webSocketURL(harness.base, "/browser"), steps)
+            #expect(heard == expected)
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+        let interaction = try #require(try CassetteCodec().load(file).interactions.first)
+        #expect(interaction.request.url == "http://\(upstream.authority)/browser")
+        #expect(interaction.websocket?.map(\.content) == [
+            .text("welcome /browser"), .text("hello from a page"), .text("echo hello from a page"), .text("frag"),
+            .text("part one, part two"), .binary(Data([10, 11])), .binary(Data([11, 10])),
+            .close(code: 1000, reason: "bye"), .close(code: 1000, reason: "bye"),
+        ])
+
+        upstream.stop()
+        try await ReplayHarness.run(files: [file]) { harness in
+            let replayed = try await Chromium.webSocket(webSocketURL(harness.base, "/browser"), steps)
+            #expect(replayed == expected, "the page hears from the replay what it heard live")
+            let off = try await Chromium.webSocket(webSocketURL(harness.base, "/browser"), ["recv", "send:something else", "recv"])
+            #expect(off == "text welcome /browser\nclosed 1008 expected client text \"hello from a page\"\n")
+        }
+    }
+
     @Test func anUpstreamThatRefusesTheUpgradeIsPassedBackAndAnUnreachableOneIs502() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -198,13 +281,20 @@ import Testing
                         {"from": "server", "atMs": 2, "text": "bye"}]}]}
         """
 
-    /// A raw client that did the opening handshake and read the greeting.
-    private func upgraded(port: Int, path: String = "/chat") async throws -> RawSocket {
+    /// A raw client that did the opening handshake (offering `permessage-deflate` with `deflate`)
+    /// and read the greeting (compressed, then).
+    private func upgraded(port: Int, path: String = "/chat", deflate: Bool = false) async throws -> RawSocket {
         let socket = try RawSocket(port: port)
         socket.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-        let (head, _) = await socket.read { $0.range(of: Data("hello".utf8)) != nil || $0.range(of: Data("welcome".utf8)) != nil }
-        #expect(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 101 Switching Protocols"))
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            + (deflate ? "Sec-WebSocket-Extensions: permessage-deflate\r\n" : "") + "\r\n")
+        let (head, _) = await socket.read { data in
+            if deflate, let end = data.range(of: Data("\r\n\r\n".utf8)) { return data.endIndex > end.upperBound + 2 }
+            return data.range(of: Data("hello".utf8)) != nil || data.range(of: Data("welcome".utf8)) != nil
+        }
+        let text = String(decoding: head, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 101 Switching Protocols"))
+        #expect(text.contains("Sec-WebSocket-Extensions: permessage-deflate\r\n") == deflate, "\(text)")
         return socket
     }
 
@@ -228,8 +318,15 @@ import Testing
         case longPing = "a ping of 126 bytes"
         case invalidText = "invalid UTF-8"
         case tooBig = "a message past --max-message-size"
+        case compressedWithoutAgreement = "a compressed frame on a connection that agreed no compression"
+        case corruptCompressed = "a compressed message that does not decompress"
+        case compressedBomb = "a compressed message that decompresses past --max-message-size"
+        case compressedContinuation = "RSV1 on a continuation frame"
 
         var testDescription: String { rawValue }
+
+        /// Whether the offender agreed `permessage-deflate` first.
+        var deflate: Bool { ![.unmasked, .reservedOpcode, .longPing, .invalidText, .tooBig, .compressedWithoutAgreement].contains(self) }
 
         var bytes: [UInt8] {
             switch self {
@@ -238,14 +335,25 @@ import Testing
             case .longPing: [0x89, 0xFE, 0x00, 0x7E, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 126)
             case .invalidText: [0x81, 0x82, 0, 0, 0, 0, 0xC3, 0x28]
             case .tooBig: [0x82, 0xFE, 0x08, 0x00, 0, 0, 0, 0] + [UInt8](repeating: 7, count: 2048)
+            case .compressedWithoutAgreement: [0xC1, 0x82, 0, 0, 0, 0, 0xCA, 0x04]
+            case .corruptCompressed: [0xC1, 0x84, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF]
+            case .compressedBomb:
+                // 64 KiB of zeros, a few dozen bytes compressed; the limit is 1 KiB.
+                Self.masked(0xC2, PerMessageDeflateCodec(PerMessageDeflate(), role: .client).compress(Data(count: 65536)) ?? Data())
+            case .compressedContinuation: [0x01, 0x81, 0, 0, 0, 0, 0x61, 0xC0, 0x81, 0, 0, 0, 0, 0x62]
             }
+        }
+
+        /// One frame with a zero mask (the payload as it is), shorter than 126 bytes.
+        private static func masked(_ first: UInt8, _ payload: Data) -> [UInt8] {
+            [first, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
         }
 
         var code: UInt16 {
             switch self {
-            case .unmasked, .reservedOpcode, .longPing: 1002
+            case .unmasked, .reservedOpcode, .longPing, .compressedWithoutAgreement, .corruptCompressed, .compressedContinuation: 1002
             case .invalidText: 1007
-            case .tooBig: 1009
+            case .tooBig, .compressedBomb: 1009
             }
         }
     }
@@ -258,7 +366,7 @@ import Testing
         let file = try Fixtures.writeCassette(Self.conversation, named: "chat.json", in: directory)
         try await ReplayHarness.run(files: [file], configure: { $0.maxMessageSize = 1024 }) { harness in
             let bystander = try await upgraded(port: harness.server.port)
-            let offender = try await upgraded(port: harness.server.port)
+            let offender = try await upgraded(port: harness.server.port, deflate: bad.deflate)
             offender.send(Data(frame))
             let (answer, ending) = await offender.read()
             // Closed; reset when the server closed with the rest of an oversized frame unread.

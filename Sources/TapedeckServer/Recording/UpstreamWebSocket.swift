@@ -29,8 +29,9 @@ enum UpstreamUpgrade {
 }
 
 /// Opens the upstream side of a recorded WebSocket conversation: connects, sends the client's
-/// handshake with the upstream's own key, version and no extension offered (so messages are
-/// recorded readable), and completes with how the upstream answered.
+/// handshake with the proxy's own key, version and extension offer (`permessage-deflate`,
+/// agreed with the upstream apart from the client's, so messages are recorded decompressed),
+/// and completes with how the upstream answered.
 enum UpstreamWebSocket {
     static func open(_ recording: WebSocketRecording, clientKey: String, maxMessageSize: Int,
                      on eventLoop: any EventLoop) -> EventLoopFuture<UpstreamUpgrade> {
@@ -38,9 +39,18 @@ enum UpstreamWebSocket {
         let upgrader = NIOWebSocketClientUpgrader(requestKey: clientKey, maxFrameSize: maxMessageSize, automaticErrorHandling: false) {
             channel, head in
             channel.eventLoop.makeCompletedFuture {
+                let deflate: PerMessageDeflate?
+                do {
+                    deflate = try PerMessageDeflate.agreed(response: head.headers[canonicalForm: "Sec-WebSocket-Extensions"].map(String.init))
+                } catch {
+                    answer.fail(error)
+                    channel.close(promise: nil)
+                    throw error
+                }
                 let operations = channel.pipeline.syncOperations
                 operations.removeHandler(try operations.handler(type: RefusedUpgrade.self), promise: nil)
-                try operations.addHandler(WebSocketMessageReader(peerIsClient: false, maxMessageSize: maxMessageSize))
+                try operations.addHandler(WebSocketMessageReader(peerIsClient: false, maxMessageSize: maxMessageSize,
+                                                                 deflate: deflate.map { PerMessageDeflateCodec($0, role: .client) }))
                 answer.succeed(.upgraded(head, channel))
             }
         }
@@ -52,6 +62,7 @@ enum UpstreamWebSocket {
         connected.whenSuccess { channel in
             var head = recording.head
             head.headers = HTTPHeaders(head.headers.filter { !WebSocketHandshake.negotiatedHeaders.contains($0.name.lowercased()) })
+            head.headers.add(name: "Sec-WebSocket-Extensions", value: PerMessageDeflate.clientOffer)
             channel.write(HTTPClientRequestPart.head(head), promise: nil)
             channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
             channel.closeFuture.whenComplete { _ in answer.fail(ChannelError.eof) }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import TapedeckCore
 
 /// `CONNECT` tunnels, relays and WebSocket upgrades: what happens to a connection once it stops
 /// being plain HTTP request/response.
@@ -66,16 +67,18 @@ extension ExchangeHandler {
 
     /// Accepts a WebSocket upgrade with `head` (a 101) and hands the connection to `conversation`,
     /// behind WebSocket framing. An HTTP/2 stream cannot be upgraded so: it is refused with 501.
-    func acceptWebSocket(_ head: HTTPResponseHead, context: ChannelHandlerContext, conversation: @autoclosure () -> any ChannelHandler) {
+    func acceptWebSocket(_ acceptance: WebSocketHandshake.Acceptance, context: ChannelHandlerContext,
+                         conversation: @autoclosure () -> any ChannelHandler) {
         guard !context.pipeline.isHTTP2Stream else {
             return refuse(Refusal(.notImplemented, code: "websocket-over-http2",
                                   "WebSocket over HTTP/2 (RFC 8441 extended CONNECT) is not offered: connect over HTTP/1.1"), context: context)
         }
         tunnelOpened()
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.head(acceptance.head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         do {
             try ServerPipeline.switchToWebSocket(context: context, handler: self, maxMessageSize: configuration.maxMessageSize,
+                                                 deflate: acceptance.deflate.map { PerMessageDeflateCodec($0, role: .server) },
                                                  conversation: conversation())
         } catch {
             context.close(promise: nil)

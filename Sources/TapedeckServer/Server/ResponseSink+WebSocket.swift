@@ -26,11 +26,11 @@ extension ResponseSink {
         return key
     }
 
-    /// Sends the 101 `head` and hands the connection to the conversation handler `make` builds on the event loop.
-    private func accept(_ head: HTTPResponseHead, conversation make: @escaping @Sendable () -> any ChannelHandler) {
+    /// Sends the 101 and hands the connection to the conversation handler `make` builds on the event loop.
+    private func accept(_ acceptance: WebSocketHandshake.Acceptance, conversation make: @escaping @Sendable () -> any ChannelHandler) {
         let sink = self
         let run: @Sendable () -> Void = {
-            sink.handler.value.acceptWebSocket(head, context: sink.context.value, conversation: make())
+            sink.handler.value.acceptWebSocket(acceptance, context: sink.context.value, conversation: make())
         }
         if eventLoop.inEventLoop { run() } else { eventLoop.execute(run) }
     }

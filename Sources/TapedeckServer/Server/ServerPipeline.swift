@@ -4,6 +4,7 @@ import NIOHTTP2
 import NIOSSL
 import NIOTLS
 import NIOWebSocket
+import TapedeckCore
 
 /// Builds the handlers of a connection, and rebuilds them inside an intercepted TLS tunnel.
 enum ServerPipeline {
@@ -161,22 +162,23 @@ enum ServerPipeline {
     /// Replaces the HTTP handlers, once a WebSocket upgrade was answered, by WebSocket framing and
     /// `conversation`, the handler that reads and writes whole messages.
     static func switchToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, maxMessageSize: Int,
-                                  conversation: any ChannelHandler) throws {
+                                  deflate: PerMessageDeflateCodec?, conversation: any ChannelHandler) throws {
         let operations = context.pipeline.syncOperations
         let old = [handler] + (try plainHTTPHandlers(operations))
         // Last, so the bytes the HTTP decoder kept after the handshake reach the frame decoder.
-        try addWebSocketHandlers(operations, peerIsClient: true, maxMessageSize: maxMessageSize, conversation: conversation)
+        try addWebSocketHandlers(operations, peerIsClient: true, maxMessageSize: maxMessageSize, deflate: deflate, conversation: conversation)
         for old in old { operations.removeHandler(old, promise: nil) }
         // The exchange handler held the connection's read while it answered; reading starts again here.
         context.channel.read()
     }
 
-    /// Adds WebSocket framing, the message reader and `conversation` at the end of a pipeline.
+    /// Adds WebSocket framing, the message reader (with the connection's `permessage-deflate`,
+    /// when agreed) and `conversation` at the end of a pipeline.
     static func addWebSocketHandlers(_ operations: ChannelPipeline.SynchronousOperations, peerIsClient: Bool, maxMessageSize: Int,
-                                     conversation: any ChannelHandler) throws {
+                                     deflate: PerMessageDeflateCodec?, conversation: any ChannelHandler) throws {
         try operations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)))
         try operations.addHandler(WebSocketFrameEncoder())
-        try operations.addHandler(WebSocketMessageReader(peerIsClient: peerIsClient, maxMessageSize: maxMessageSize))
+        try operations.addHandler(WebSocketMessageReader(peerIsClient: peerIsClient, maxMessageSize: maxMessageSize, deflate: deflate))
         try operations.addHandler(conversation)
     }
 }

@@ -31,13 +31,24 @@ enum WebSocketHandshake {
     }
 
     /// The 101 accepting `request`, keeping the answer's other headers (a chosen
-    /// `Sec-WebSocket-Protocol`, cookies) and negotiating no extension, so messages stay readable.
-    static func accepting(_ request: HTTPRequestHead, key: String, answer headers: HTTPHeaders) -> HTTPResponseHead {
+    /// `Sec-WebSocket-Protocol`, cookies), and the `permessage-deflate` agreed with this client
+    /// when it offered one (no other extension is taken). The conversation is readable either way:
+    /// messages are decompressed as they are read.
+    static func accepting(_ request: HTTPRequestHead, key: String, answer headers: HTTPHeaders) -> Acceptance {
         var kept = HTTPHeaders(headers.filter { !negotiatedHeaders.contains($0.name.lowercased()) && !isFraming($0.name) })
         kept.add(name: "Upgrade", value: "websocket")
         kept.add(name: "Connection", value: "Upgrade")
         kept.add(name: "Sec-WebSocket-Accept", value: acceptValue(forKey: key))
-        return HTTPResponseHead(version: request.version, status: .switchingProtocols, headers: kept)
+        let deflate = PerMessageDeflate.accepting(offers: request.headers[canonicalForm: "Sec-WebSocket-Extensions"].map(String.init))
+        if let deflate { kept.add(name: "Sec-WebSocket-Extensions", value: deflate.response) }
+        return Acceptance(head: HTTPResponseHead(version: request.version, status: .switchingProtocols, headers: kept),
+                          deflate: deflate?.agreement)
+    }
+
+    /// A client's upgrade, accepted: the 101, and the compression agreed.
+    struct Acceptance {
+        var head: HTTPResponseHead
+        var deflate: PerMessageDeflate?
     }
 
     private static func isFraming(_ name: String) -> Bool {

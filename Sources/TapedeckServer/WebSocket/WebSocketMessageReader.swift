@@ -4,8 +4,9 @@ import NIOWebSocket
 import TapedeckCore
 
 /// One side of a WebSocket connection as whole messages: reads frames into messages (fragments
-/// joined), answers pings, and holds the peer to RFC 6455, closing only this connection with the
-/// code that names what it broke; writes each message it is given as one frame.
+/// joined, decompressed under `permessage-deflate`), answers pings, and holds the peer to RFC 6455,
+/// closing only this connection with the code that names what it broke; writes each message it is
+/// given as one frame (compressed when the extension was agreed).
 ///
 /// Behind it in the pipeline, a handler reads and writes ``WebSocketMessage/Content`` only
 /// (the replay server's ``WebSocketPlayer``, the recording proxy's ``WebSocketRelay``).
@@ -27,21 +28,29 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
     private let peerIsClient: Bool
     /// The largest message taken, fragments joined.
     private let maxMessageSize: Int
-    /// A fragmented message under way: its first frame's opcode and the bytes so far.
-    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    /// The connection's `permessage-deflate`, when agreed.
+    private let deflate: PerMessageDeflateCodec?
+    /// A fragmented message under way: its first frame's opcode, whether it is compressed, and the bytes so far.
+    private var fragments: (opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer)?
     /// Set once the peer broke the protocol: nothing more is read from it.
     private var hasFailed = false
 
-    init(peerIsClient: Bool, maxMessageSize: Int) {
+    init(peerIsClient: Bool, maxMessageSize: Int, deflate: PerMessageDeflateCodec? = nil) {
         self.peerIsClient = peerIsClient
         self.maxMessageSize = maxMessageSize
+        self.deflate = deflate
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !hasFailed else { return }
         let frame = unwrapInboundIn(data)
-        if frame.rsv1 || frame.rsv2 || frame.rsv3 {
-            return fail(Violation(code: 1002, reason: "reserved bits set, no extension was negotiated"), context: context)
+        if frame.rsv2 || frame.rsv3 {
+            return fail(Violation(code: 1002, reason: "reserved bits set, no extension uses them"), context: context)
+        }
+        // RSV1 marks a compressed message, on its first frame only.
+        if frame.rsv1 && (deflate == nil || !(frame.opcode == .text || frame.opcode == .binary)) {
+            let reason = deflate == nil ? "RSV1 set, permessage-deflate was not agreed" : "RSV1 set on a frame that does not begin a message"
+            return fail(Violation(code: 1002, reason: reason), context: context)
         }
         if peerIsClient != (frame.maskKey != nil) {
             return fail(Violation(code: 1002, reason: peerIsClient ? "a client frame was not masked" : "a server frame was masked"),
@@ -59,15 +68,15 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
             guard fragments == nil else {
                 return fail(Violation(code: 1002, reason: "a new message began before the fragmented one ended"), context: context)
             }
-            fragments = (frame.opcode, payload)
+            fragments = (frame.opcode, frame.rsv1, payload)
             take(fin: frame.fin, context: context)
         case .continuation:
-            guard case (let opcode, var data)? = fragments else {
+            guard case (let opcode, let compressed, var data)? = fragments else {
                 return fail(Violation(code: 1002, reason: "a continuation frame with no message to continue"), context: context)
             }
             var more = payload
             data.writeBuffer(&more)
-            fragments = (opcode, data)
+            fragments = (opcode, compressed, data)
             take(fin: frame.fin, context: context)
         default:
             fail(Violation(code: 1002, reason: "unknown opcode \(frame.opcode)"), context: context)
@@ -76,21 +85,33 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
 
     /// Passes on the message under way once its last fragment came; refuses one past the size limit.
     private func take(fin: Bool, context: ChannelHandlerContext) {
-        guard let (opcode, data) = fragments else { return }
+        guard let (opcode, compressed, data) = fragments else { return }
         guard data.readableBytes <= maxMessageSize else {
             fragments = nil
-            return fail(Violation(code: 1009, reason: "a message over \(maxMessageSize) bytes"), context: context)
+            return fail(tooLarge, context: context)
         }
         guard fin else { return }
         fragments = nil
-        if opcode == .binary {
-            return context.fireChannelRead(wrapInboundOut(.binary(Data(data.readableBytesView))))
+        var message = Data(data.readableBytesView)
+        if compressed, let deflate {
+            do {
+                message = try deflate.decompress(message, limit: maxMessageSize)
+            } catch .tooLarge {
+                return fail(tooLarge, context: context)
+            } catch {
+                return fail(Violation(code: 1002, reason: "a compressed message that does not decompress"), context: context)
+            }
         }
-        guard let text = String(data: Data(data.readableBytesView), encoding: .utf8) else {
+        if opcode == .binary {
+            return context.fireChannelRead(wrapInboundOut(.binary(message)))
+        }
+        guard let text = String(data: message, encoding: .utf8) else {
             return fail(Violation(code: 1007, reason: "a text message that is not valid UTF-8"), context: context)
         }
         context.fireChannelRead(wrapInboundOut(.text(text)))
     }
+
+    private var tooLarge: Violation { Violation(code: 1009, reason: "a message over \(maxMessageSize) bytes") }
 
     /// A close frame: no body, or a code and a UTF-8 reason.
     private func readClose(_ payload: ByteBuffer, context: ChannelHandlerContext) {
@@ -138,9 +159,9 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
     private func frame(for content: WebSocketMessage.Content, allocator: ByteBufferAllocator) -> WebSocketFrame {
         switch content {
         case .text(let text):
-            return WebSocketFrame(fin: true, opcode: .text, maskKey: maskKey, data: allocator.buffer(string: text))
+            return dataFrame(.text, Data(text.utf8), allocator: allocator)
         case .binary(let data):
-            return WebSocketFrame(fin: true, opcode: .binary, maskKey: maskKey, data: allocator.buffer(bytes: data))
+            return dataFrame(.binary, data, allocator: allocator)
         case .close(let code, let reason):
             var payload = allocator.buffer(capacity: 2 + reason.utf8.count)
             if let code {
@@ -149,5 +170,12 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
             }
             return WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: maskKey, data: payload)
         }
+    }
+
+    private func dataFrame(_ opcode: WebSocketOpcode, _ message: Data, allocator: ByteBufferAllocator) -> WebSocketFrame {
+        if let compressed = deflate?.compress(message) {
+            return WebSocketFrame(fin: true, rsv1: true, opcode: opcode, maskKey: maskKey, data: allocator.buffer(bytes: compressed))
+        }
+        return WebSocketFrame(fin: true, opcode: opcode, maskKey: maskKey, data: allocator.buffer(bytes: message))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 
 /// Headless Chromium (Debian's `chromium` package), for the tests that look at a page as a
 /// browser renders it. Each run gets a fresh profile in a temporary folder, removed afterwards.
@@ -19,9 +20,22 @@ enum Chromium {
     static let missing = "chromium is not installed (apt-get install -y chromium); the browser test is skipped"
 
     /// The flags every run uses: headless, no sandbox (tests run as root in CI), nothing fetched
-    /// from the network besides the page.
+    /// from the network besides the page. Chromium still fetches a few things of its own (sign-in,
+    /// updates, the time), so no name resolves but `localhost`: those fail inside the browser. A
+    /// test that maps a made-up name to 127.0.0.1 gives its own rules, ending with the same catch-all.
     static let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                        "--disable-component-update", "--no-first-run"]
+                        "--disable-component-update", "--no-first-run", "--host-resolver-rules=\(onlyLoopback)"]
+
+    /// The resolver rule that keeps the browser on this machine.
+    static let onlyLoopback = "MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
+
+    /// The flags that send the browser through a proxy, 127.0.0.1 included. A proxy resolves the
+    /// names it is given, so the browser's own fetches (Google's sign-in, update and time services)
+    /// bypass it and fail at the resolver rule instead of leaving the machine through it.
+    static func proxy(_ base: String) -> [String] {
+        ["--proxy-server=\(base)",
+         "--proxy-bypass-list=<-loopback>;*.google.com;*.googleapis.com;*.gstatic.com;*.gvt1.com;*.googleusercontent.com"]
+    }
 
     /// The DOM after the page's scripts ran for `budgetMs` of virtual time (`--dump-dom`).
     /// `flags` go before the page (such as `--host-resolver-rules`, to send a made-up name to 127.0.0.1).
@@ -33,6 +47,20 @@ enum Chromium {
     static func screenshot(_ url: String, to file: URL, width: Int = 1280, height: Int = 800, budgetMs: Int = 5000) async throws {
         _ = try await run(["--virtual-time-budget=\(budgetMs)", "--hide-scrollbars", "--screenshot=\(file.path)",
                            "--window-size=\(width),\(height)", url])
+    }
+
+    /// What a page's own `WebSocket` heard holding a conversation (`scripts/chromium_ws.py`, which
+    /// drives the browser in real time over the DevTools pipe): one line per message, then how it closed.
+    static func webSocket(_ url: String, _ steps: [String]) async throws -> String {
+        guard let path else { throw FixtureError(message: missing) }
+        let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/chromium_ws.py").path
+        let result = try await Subprocess.run(
+            executable: "/usr/bin/env",
+            arguments: ["timeout", "--kill-after=5", "90", "python3", script, path, url] + flags.map { "--browser-flag=\($0)" } + steps)
+        guard result.status == 0 else {
+            throw FixtureError(message: "chromium_ws.py exited with \(result.status): \(result.error.suffix(2000))")
+        }
+        return result.text
     }
 
     /// Runs the browser with a fresh profile, killed after `seconds` (coreutils `timeout`).
