@@ -2,13 +2,15 @@
 """A WebSocket conversation held by headless Chromium's own `WebSocket`, from a page, for
 Tapedeck's tests.
 
-    chromium_ws.py CHROMIUM URL [--browser-flag FLAG]... STEP...
+    chromium_ws.py CHROMIUM URL [--page URL] [--browser-flag FLAG]... STEP...
 
 Starts the browser with a fresh profile and drives it in real time over the DevTools protocol
 (--remote-debugging-pipe: JSON messages ended by NUL on file descriptors 3 and 4), so the page's
 socket lives as long as the conversation needs; `--dump-dom` would not wait for it. The page runs
 the steps of `ws_calls.py` (recv, send:TEXT, bin:HEX, close:CODE:WHY) and the script prints what
-the page heard, one line per message, and last how the connection closed. The browser gets only
+the page heard, one line per message, and last how the connection closed. The page is
+about:blank, or the one --page names (loaded first: a WebSocket to the same https origin may then
+ride its HTTP/2 connection, RFC 8441). The browser gets only
 the pipe, a fresh profile and the flags given (the tests give headless, and no network of its own).
 """
 import argparse
@@ -19,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 # The page's side: runs the steps, returns the lines. Each wait gives up after 10 s.
 CONVERSATION = r"""
@@ -127,13 +130,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("chromium")
     parser.add_argument("url")
+    parser.add_argument("--page", default="about:blank")
     parser.add_argument("--browser-flag", action="append", default=[], help="one more flag for the browser")
     parser.add_argument("steps", nargs="*")
     arguments = parser.parse_intermixed_args()
     browser = Browser(arguments.chromium, arguments.browser_flag)
     try:
-        target = browser.command("Target.createTarget", {"url": "about:blank"})["targetId"]
+        target = browser.command("Target.createTarget", {"url": arguments.page})["targetId"]
         session = browser.command("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        loaded = "document.readyState === 'complete' && location.href !== 'about:blank'"
+        for _ in range(200):
+            if arguments.page == "about:blank" or browser.command(
+                    "Runtime.evaluate", {"expression": loaded, "returnByValue": True}, session)["result"].get("value"):
+                break
+            time.sleep(0.05)
         expression = "%s(%s, %s)" % (CONVERSATION, json.dumps(arguments.url), json.dumps(arguments.steps))
         result = browser.command("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
                                                       "returnByValue": True}, session)

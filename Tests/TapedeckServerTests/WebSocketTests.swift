@@ -244,6 +244,51 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func chromiumSpeaksWebSocketOverHTTP2ByExtendedConnectThroughTheInterception() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appending(path: "cert.pem"), key = directory.appending(path: "key.pem")
+        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
+        #expect(made.status == 0, "\(made.output)")
+        let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path])
+        defer { upstream.stop() }
+        // The page comes first (the service answers it 426, a page all the same), so the socket to
+        // its origin rides the page's HTTP/2 connection to the proxy: extended CONNECT.
+        let origin = "https://\(upstream.authority)"
+        let socket = "wss://\(upstream.authority)/h2"
+        let steps = ["recv", "send:over h2", "recv", "close:1000:done"]
+        let expected = "text welcome /h2\ntext echo over h2\nclosed 1000 done\n"
+        let file = directory.appending(path: "h2.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: file, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
+            let heard = try await Chromium.webSocket(socket, steps, page: origin + "/page",
+                                                     flags: Chromium.proxy(harness.base) + ["--ignore-certificate-errors"])
+            #expect(heard == expected)
+            try await waitUntil { (try? CassetteCodec().load(file).interactions.contains { $0.websocket != nil }) == true }
+        }
+        let interactions = try CassetteCodec().load(file).interactions
+        let handshake = try #require(interactions.first { $0.websocket != nil })
+        #expect(handshake.request.url == socket.replacingOccurrences(of: "wss:", with: "https:"))
+        #expect(handshake.response.status == 101, "recorded as the upgrade it stands for")
+        // HTTP/2 header names are lowercase; Chromium's HTTP/1.1 handshake says `User-Agent`.
+        let names = handshake.request.headers.map(\.name)
+        #expect(names.contains("user-agent"), "the handshake came over HTTP/2: \(names)")
+        #expect(handshake.websocket?.map(\.content).prefix(3) == [.text("welcome /h2"), .text("over h2"), .text("echo over h2")])
+
+        upstream.stop()
+        try await ReplayHarness.run(files: [file]) { harness in
+            let replayed = try await Chromium.webSocket(socket, steps, page: origin + "/page",
+                                                        flags: Chromium.proxy(harness.base) + ["--ignore-certificate-errors"])
+            #expect(replayed == expected)
+            let exchanges = try #require(harness.responder.answers.exchanges?.summaries().exchanges)
+            let played = try #require(exchanges.first { $0.entry.url.hasSuffix("/h2") })
+            let detail = try #require(harness.responder.answers.exchanges?.exchange(id: played.id))
+            #expect(detail.request.headers.contains { $0.first == "user-agent" }, "replayed over HTTP/2 too: \(detail.request.headers)")
+        }
+    }
+
     @Test func anUpstreamThatRefusesTheUpgradeIsPassedBackAndAnUnreachableOneIs502() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

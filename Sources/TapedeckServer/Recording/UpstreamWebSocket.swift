@@ -61,6 +61,7 @@ enum UpstreamWebSocket {
         }
         connected.whenSuccess { channel in
             var head = recording.head
+            head.version = .http1_1  // the upstream is asked by HTTP/1.1's upgrade, whatever the client spoke
             head.headers = HTTPHeaders(head.headers.filter { !WebSocketHandshake.negotiatedHeaders.contains($0.name.lowercased()) })
             head.headers.add(name: "Sec-WebSocket-Extensions", value: PerMessageDeflate.clientOffer)
             channel.write(HTTPClientRequestPart.head(head), promise: nil)

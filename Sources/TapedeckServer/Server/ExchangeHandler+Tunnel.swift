@@ -65,21 +65,30 @@ extension ExchangeHandler {
         }
     }
 
-    /// Accepts a WebSocket upgrade with `head` (a 101) and hands the connection to `conversation`,
-    /// behind WebSocket framing. An HTTP/2 stream cannot be upgraded so: it is refused with 501.
+    /// Accepts a WebSocket upgrade with its 101 and hands the connection to `conversation`, behind
+    /// WebSocket framing; an HTTP/2 stream that asked by extended CONNECT (RFC 8441) gets a 200
+    /// and carries the framing in its DATA frames. Any other HTTP/2 stream is refused with 501.
     func acceptWebSocket(_ acceptance: WebSocketHandshake.Acceptance, context: ChannelHandlerContext,
                          conversation: @autoclosure () -> any ChannelHandler) {
-        guard !context.pipeline.isHTTP2Stream else {
-            return refuse(Refusal(.notImplemented, code: "websocket-over-http2",
-                                  "WebSocket over HTTP/2 (RFC 8441 extended CONNECT) is not offered: connect over HTTP/1.1"), context: context)
-        }
-        tunnelOpened()
-        context.write(wrapOutboundOut(.head(acceptance.head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let deflate = acceptance.deflate.map { PerMessageDeflateCodec($0, role: .server) }
+        let maxMessageSize = configuration.maxMessageSize
         do {
-            try ServerPipeline.switchToWebSocket(context: context, handler: self, maxMessageSize: configuration.maxMessageSize,
-                                                 deflate: acceptance.deflate.map { PerMessageDeflateCodec($0, role: .server) },
-                                                 conversation: conversation())
+            if context.pipeline.isHTTP2Stream {
+                guard (try? context.pipeline.syncOperations.handler(type: ExtendedConnect.self))?.isWebSocket == true else {
+                    return refuse(Refusal(.notImplemented, code: "websocket-over-http2",
+                                          "on HTTP/2 a WebSocket is asked for by extended CONNECT (RFC 8441), not by Upgrade"), context: context)
+                }
+                tunnelOpened()
+                context.writeAndFlush(wrapOutboundOut(.head(ExtendedConnect.answer(standingFor: acceptance.head))), promise: nil)
+                try ServerPipeline.switchStreamToWebSocket(context: context, handler: self, maxMessageSize: maxMessageSize,
+                                                           deflate: deflate, conversation: conversation())
+            } else {
+                tunnelOpened()
+                context.write(wrapOutboundOut(.head(acceptance.head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                try ServerPipeline.switchToWebSocket(context: context, handler: self, maxMessageSize: maxMessageSize,
+                                                     deflate: deflate, conversation: conversation())
+            }
         } catch {
             context.close(promise: nil)
         }

@@ -48,12 +48,15 @@ enum ServerPipeline {
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams),
             HTTP2Setting(parameter: .maxHeaderListSize, value: Self.maxHeaderListSize),
+            // WebSocket over HTTP/2 (RFC 8441), through ExtendedConnect.
+            HTTP2Setting(parameter: .enableConnectProtocol, value: 1),
         ]
         let idleClose = HTTP2IdleClose(eventLoop: operations.eventLoop)
         _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: connection,
                                                   streamConfiguration: NIOHTTP2Handler.StreamConfiguration(), streamDelegate: idleClose.streams) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
+                    ExtendedConnect(),
                     HTTP2FramePayloadToHTTP1ServerCodec(),
                     ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin, scope: scope.value),
                 ])
@@ -166,19 +169,31 @@ enum ServerPipeline {
         let operations = context.pipeline.syncOperations
         let old = [handler] + (try plainHTTPHandlers(operations))
         // Last, so the bytes the HTTP decoder kept after the handshake reach the frame decoder.
-        try addWebSocketHandlers(operations, peerIsClient: true, maxMessageSize: maxMessageSize, deflate: deflate, conversation: conversation)
+        try operations.addHandlers(webSocketHandlers(maxMessageSize: maxMessageSize, deflate: deflate, conversation: conversation))
         for old in old { operations.removeHandler(old, promise: nil) }
         // The exchange handler held the connection's read while it answered; reading starts again here.
         context.channel.read()
     }
 
-    /// Adds WebSocket framing, the message reader (with the connection's `permessage-deflate`,
-    /// when agreed) and `conversation` at the end of a pipeline.
-    static func addWebSocketHandlers(_ operations: ChannelPipeline.SynchronousOperations, peerIsClient: Bool, maxMessageSize: Int,
-                                     deflate: PerMessageDeflateCodec?, conversation: any ChannelHandler) throws {
-        try operations.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)))
-        try operations.addHandler(WebSocketFrameEncoder())
-        try operations.addHandler(WebSocketMessageReader(peerIsClient: peerIsClient, maxMessageSize: maxMessageSize, deflate: deflate))
-        try operations.addHandler(conversation)
+    /// Puts WebSocket framing over the stream's DATA frames and `conversation` in front of the
+    /// HTTP/1 translation of an HTTP/2 stream, once its extended CONNECT was answered. The
+    /// translation stays behind, unreached: the conversation handler takes every message.
+    static func switchStreamToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, maxMessageSize: Int,
+                                        deflate: PerMessageDeflateCodec?, conversation: any ChannelHandler) throws {
+        let operations = context.pipeline.syncOperations
+        let handlers = [WebSocketOverHTTP2Stream()] + webSocketHandlers(maxMessageSize: maxMessageSize, deflate: deflate, conversation: conversation)
+        try operations.addHandlers(handlers, position: .after(try operations.handler(type: ExtendedConnect.self)))
+        operations.removeHandler(handler, promise: nil)
+        context.channel.read()
+    }
+
+    /// WebSocket framing for a client's connection, the message reader (with the connection's
+    /// `permessage-deflate`, when agreed) and `conversation`.
+    private static func webSocketHandlers(maxMessageSize: Int, deflate: PerMessageDeflateCodec?,
+                                          conversation: any ChannelHandler) -> [any ChannelHandler] {
+        [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)),
+         WebSocketFrameEncoder(),
+         WebSocketMessageReader(peerIsClient: true, maxMessageSize: maxMessageSize, deflate: deflate),
+         conversation]
     }
 }

@@ -51,12 +51,15 @@ enum Chromium {
 
     /// What a page's own `WebSocket` heard holding a conversation (`scripts/chromium_ws.py`, which
     /// drives the browser in real time over the DevTools pipe): one line per message, then how it closed.
-    static func webSocket(_ url: String, _ steps: [String]) async throws -> String {
+    /// With `page`, the page is loaded first (a socket to its https origin may then ride its HTTP/2
+    /// connection, RFC 8441); `flags` go after the shared ones.
+    static func webSocket(_ url: String, _ steps: [String], page: String? = nil, flags more: [String] = []) async throws -> String {
         guard let path else { throw FixtureError(message: missing) }
         let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/chromium_ws.py").path
         let result = try await Subprocess.run(
             executable: "/usr/bin/env",
-            arguments: ["timeout", "--kill-after=5", "90", "python3", script, path, url] + flags.map { "--browser-flag=\($0)" } + steps)
+            arguments: ["timeout", "--kill-after=5", "90", "python3", script, path, url] + (page.map { ["--page", $0] } ?? [])
+                + (flags + more).map { "--browser-flag=\($0)" } + steps)
         guard result.status == 0 else {
             throw FixtureError(message: "chromium_ws.py exited with \(result.status): \(result.error.suffix(2000))")
         }
