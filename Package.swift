@@ -39,7 +39,7 @@ let package = Package(
     ],
     traits: [
         .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser."),
-        .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import): Yams."),
+        .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import, descriptor sets): Yams, swift-protobuf."),
         .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO."),
         .trait(name: "OpenAPI", description: "TapedeckOpenAPI: swift-openapi-runtime."),
         .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI"]),
@@ -57,6 +57,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // Only for a test: grpc-swift 2 as a real gRPC client of the recording proxy and the replay server.
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
@@ -119,6 +120,8 @@ let package = Package(
                 "TapedeckCore",
                 "Tapedeck",
                 .product(name: "Yams", package: "Yams", condition: tooling),
+                // Descriptor sets only (`--proto-descriptor-set`); no generated code, no plugin.
+                .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: tooling),
             ]
         ),
         // The replay server and the recording proxy on SwiftNIO.

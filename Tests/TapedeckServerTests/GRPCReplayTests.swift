@@ -52,6 +52,50 @@ import Testing
         }
     }
 
+    /// `--proto-descriptor-set` with the committed descriptors of `Tests/Fixtures/proto/greeter.proto`
+    /// (compiled by protoc): the request matches as JSON by value, a miss names the differing field,
+    /// and the inspector and `tapedeck inspect` show messages as JSON. The cassette keeps the bytes.
+    @Test func aDescriptorSetShowsMessagesAsJSONInTheDiagnosisTheInspectorAndInspect() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(Self.cassette, named: "greeter.json", in: directory)
+        let descriptors = ExampleUpstream.repositoryRoot.appending(path: "Tests/Fixtures/proto/greeter.protoset").path
+        let server = try TapedeckProcess(["replay", file.path, "--port", "0", "--proto-descriptor-set", descriptors],
+                                         environment: ["TAPEDECK_HOME": directory.path])
+        defer { server.stop() }
+        let port = try server.waitUntilListening()
+
+        // Other bytes, the same message ("name" twice: the last one counts, as protobuf says) match by value.
+        #expect(try await call(port, messageHex: "0a03426f620a03416461").hasPrefix("OK 0a0b"))
+        let miss = try await call(port, messageHex: "0a03426f62")
+        #expect(miss.hasPrefix("UNIMPLEMENTED "), "\(miss)")
+        #expect(miss.contains("$[0].name") && miss.contains("Ada") && miss.contains("Bob"), "the diagnosis names the field: \(miss)")
+
+        struct Listed: Decodable { struct Entry: Decodable { let id: Int; let outcome: String }; let exchanges: [Entry] }
+        struct Shown: Decodable {
+            struct Message: Decodable { struct Body: Decodable { let kind: String; let text: String?; let readBy: String? }; let body: Body }
+            let request: Message
+            let response: Message?
+        }
+        let base = "http://127.0.0.1:\(port)/__tapedeck/exchanges"
+        let listed = try JSONDecoder().decode(Listed.self, from: try await Curl.run(["-sS", base]).output)
+        let played = try #require(listed.exchanges.first { $0.outcome == "played" })
+        let shown = try JSONDecoder().decode(Shown.self, from: try await Curl.run(["-sS", "\(base)/\(played.id)"]).output)
+        #expect(shown.request.body.kind == "json" && shown.request.body.readBy == "proto-descriptor-set")
+        #expect(shown.request.body.text == #"[{"name":"Ada"}]"#)
+        #expect(shown.response?.body.text == #"[{"message":"Hello, Ada!"}]"#)
+
+        let inspect = try await Subprocess.run(executable: try TapedeckBinary.locate().path,
+                                               arguments: ["inspect", file.path, "--proto-descriptor-set", descriptors])
+        #expect(inspect.text.contains("\n    request  [{\"name\":\"Ada\"}]\n    response [{\"message\":\"Hello, Ada!\"}]"), "\(inspect.text)")
+
+        // A file that is not a descriptor set is refused at the start, saying so.
+        let wrong = try await Subprocess.run(executable: try TapedeckBinary.locate().path,
+                                             arguments: ["replay", file.path, "--port", "0", "--proto-descriptor-set", file.path])
+        #expect(wrong.status != 0)
+        #expect(wrong.error.contains("not a descriptor set"), "\(wrong.error)")
+    }
+
     /// A server-streaming call: two messages 50 ms apart (their `atMs`), then the status trailer.
     static let streamingCassette = #"""
     {"version": 1, "interactions": [{

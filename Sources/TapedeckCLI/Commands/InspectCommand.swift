@@ -16,6 +16,8 @@ struct InspectCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of lines.")
     var json = false
 
+    @OptionGroup var proto: ProtoDescriptorOptions
+
     func run() throws {
         let loaded: Cassette
         do {
@@ -23,7 +25,7 @@ struct InspectCommand: ParsableCommand {
         } catch {
             throw ToolingFailure.report(error)
         }
-        let summaries = InteractionSummary.all(in: loaded)
+        let summaries = InteractionSummary.all(in: loaded, schema: proto.schema)
         if json {
             struct Output: Encodable { let file: String; let interactions: [InteractionSummary] }
             let encoder = JSONEncoder()

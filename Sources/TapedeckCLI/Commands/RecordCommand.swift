@@ -47,6 +47,8 @@ struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Stubs, secrets and expiry") var lifecycle: LifecycleOptions
 
+    @OptionGroup var proto: ProtoDescriptorOptions
+
     @OptionGroup var safety: ServerSafetyOptions
 
     func validate() throws {
@@ -63,6 +65,7 @@ struct RecordCommand: AsyncParsableCommand {
         let responder: RecordingMode
         do {
             var playback = PlaybackOptions()
+            playback.match.protoSchema = proto.schema
             try lifecycle.apply(to: &playback)
             var settings = RecordSettings(
                 cassette: URL(filePath: cassette), target: target, mode: mode, redaction: redaction.rules,

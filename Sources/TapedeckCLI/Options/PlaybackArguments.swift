@@ -32,6 +32,8 @@ struct PlaybackArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Also match this request header (repeatable).", valueName: "NAME"))
     var matchHeader: [String] = []
 
+    @OptionGroup var proto: ProtoDescriptorOptions
+
     func validate() throws {
         if let jitter, !(0...100).contains(jitter) {
             throw ValidationError("--jitter must be a percentage from 0 to 100, not \(jitter)")
@@ -41,7 +43,8 @@ struct PlaybackArguments: ParsableArguments {
     /// The core's options, before the lifecycle options add secrets and expiry.
     var options: PlaybackOptions {
         let match = MatchOptions(ignoredQueryParameters: Set(ignoreQuery), ignoredFormFields: Set(ignoreFormField),
-                                 ignoredJSONPaths: ignoreJsonPath, ignoreBody: ignoreBody, matchedHeaders: matchHeader)
+                                 ignoredJSONPaths: ignoreJsonPath, ignoreBody: ignoreBody, matchedHeaders: matchHeader,
+                                 protoSchema: proto.schema)
         return PlaybackOptions(match: match, exhaustion: onExhausted,
                                latency: LatencyModel(latency, jitter: jitter.map { Jitter(percent: $0, seed: seed) }))
     }

@@ -12,15 +12,20 @@ public struct MatchOptions: Sendable, Hashable {
     public var ignoreBody: Bool
     /// Headers that must also match (names compare case-insensitively).
     public var matchedHeaders: [String]
+    /// The gRPC services' messages (`--proto-descriptor-set`): with it, a gRPC request's messages
+    /// are compared as JSON by value and a diagnosis names the first differing field.
+    public var protoSchema: ProtoSchema?
 
     /// Creates options; the defaults compare method, host, path, query and body.
     public init(ignoredQueryParameters: Set<String> = [], ignoredFormFields: Set<String> = [],
-                ignoredJSONPaths: [JSONPath] = [], ignoreBody: Bool = false, matchedHeaders: [String] = []) {
+                ignoredJSONPaths: [JSONPath] = [], ignoreBody: Bool = false, matchedHeaders: [String] = [],
+                protoSchema: ProtoSchema? = nil) {
         self.ignoredQueryParameters = ignoredQueryParameters
         self.ignoredFormFields = ignoredFormFields
         self.ignoredJSONPaths = ignoredJSONPaths
         self.ignoreBody = ignoreBody
         self.matchedHeaders = matchedHeaders
+        self.protoSchema = protoSchema
     }
 
     /// The default rules.
@@ -38,6 +43,7 @@ public struct MatchOptions: Sendable, Hashable {
             if !ignoredJSONPaths.isEmpty { rules.append("JSON ignoring \(ignoredJSONPaths.map(\.description).joined(separator: ", "))") }
         }
         if !matchedHeaders.isEmpty { rules.append("headers \(matchedHeaders.joined(separator: ", "))") }
+        if protoSchema != nil && !ignoreBody { rules.append("gRPC messages as JSON by their descriptors") }
         rules.append("HEAD: a recorded HEAD, else the recorded GET")
         rules.append("Range, If-None-Match, If-Modified-Since (same values preferred; no 206 or 304 while a full answer exists)")
         return rules

@@ -49,7 +49,7 @@ struct RequestNormalizer: Sendable {
             method: request.method.uppercased(),
             path: FormURLEncoding.normalizePath(target.path),
             query: comparableQuery(target.query),
-            body: comparableBody(request),
+            body: comparableBody(request, path: target.path),
             headers: matchedHeaders.map { RequestKey.HeaderValues(name: $0, values: request.headers.values(for: $0)) })
     }
 
@@ -59,12 +59,18 @@ struct RequestNormalizer: Sendable {
         return FormURLEncoding.pairs(Substring(query)).filter { !ignoredQuery.contains($0.name.lowercased()) }.sorted()
     }
 
-    /// The body in the form its Content-Type calls for.
-    func comparableBody(_ request: CassetteRequest) -> ComparableBody {
+    /// The body in the form its Content-Type calls for; a gRPC request's messages as JSON when
+    /// the options carry a ``ProtoSchema`` that reads them all.
+    func comparableBody(_ request: CassetteRequest, path: String) -> ComparableBody {
         if options.ignoreBody { return .ignored }
         let data = request.body.data
         guard !data.isEmpty else { return .bytes(data) }
         let contentType = request.headers["Content-Type"]
+        if let schema = options.protoSchema, GRPCCall.isGRPC(contentType: contentType),
+           var messages = schema.json(grpcBody: data, path: path, isRequest: true) {
+            for ignored in ignoredJSON { messages = ignored.rewriting(messages) { _ in nil } }
+            return .json(messages)
+        }
         switch BodyKind(contentType: contentType) {
         case .json:
             guard var value = JSONValue(parsing: data) else { return .bytes(data) }

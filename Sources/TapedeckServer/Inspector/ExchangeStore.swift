@@ -18,6 +18,8 @@ package final class ExchangeStore: Sendable {
 
     /// The most body bytes kept per request or response.
     package let bodyLimit: Int
+    /// Reads gRPC messages as JSON, when a descriptor set was given.
+    private let protoSchema: ProtoSchema?
     /// The live stream of new exchanges.
     package let events: InspectorEvents
     private let log: BoundedLog<KeptExchange>
@@ -28,8 +30,11 @@ package final class ExchangeStore: Sendable {
     /// - Parameters:
     ///   - redaction: applied to what is shown, as to what a cassette holds (the replay server uses the defaults).
     ///   - secrets: their live values are shown as `<NAME>`.
+    ///   - protoSchema: reads gRPC messages as JSON (`--proto-descriptor-set`).
     package init(capacity: Int = ExchangeStore.defaultCapacity, bodyLimit: Int = ExchangeStore.defaultBodyLimit,
-                redaction: RedactionRules = .defaults, secrets: Secrets = .none, events: InspectorEvents = InspectorEvents()) {
+                redaction: RedactionRules = .defaults, secrets: Secrets = .none, events: InspectorEvents = InspectorEvents(),
+                protoSchema: ProtoSchema? = nil) {
+        self.protoSchema = protoSchema
         log = BoundedLog(capacity: capacity)
         self.bodyLimit = max(0, bodyLimit)
         self.events = events
@@ -110,8 +115,11 @@ package final class ExchangeStore: Sendable {
         if !kept.isClean { (kept.request, kept.response, kept.removed) = redaction.clean(request: kept.request, response: kept.response) }
         return InspectedExchange(
             summary: shown(kept.summary),
-            request: InspectedMessage(kept.request, limit: bodyLimit, bodySize: kept.requestSize),
-            response: kept.response.map { InspectedMessage($0, chunks: kept.chunks, limit: bodyLimit, bodySize: kept.responseSize) },
+            request: InspectedMessage(kept.request, limit: bodyLimit, bodySize: kept.requestSize, schema: protoSchema),
+            response: kept.response.map {
+                InspectedMessage($0, chunks: kept.chunks, limit: bodyLimit, bodySize: kept.responseSize,
+                                 schema: protoSchema, grpcPath: kept.request.target.path)
+            },
             diagnosis: kept.diagnosis.map { redaction.clean($0, request: kept.request, removed: kept.removed) },
             conversation: kept.conversation.map(redaction.clean))
     }

@@ -30,6 +30,9 @@ package struct InspectedBody: Sendable, Hashable, Codable {
     package var text: String?
     /// The bytes kept, in base64, when they are not shown as text.
     package var base64: String?
+    /// What read the bytes as ``text``, when not the Content-Type: `proto-descriptor-set` for gRPC
+    /// messages shown as a JSON array.
+    package var readBy: String?
 
     /// Keeps at most `limit` bytes of a body, classified by its Content-Type.
     ///
@@ -55,6 +58,18 @@ package struct InspectedBody: Sendable, Hashable, Codable {
             kind = .binary
             base64 = kept.base64EncodedString()
         }
+    }
+
+    /// A gRPC body's messages as JSON, read by the descriptor set; nil when it does not read them
+    /// all or only part of the body was kept.
+    static func grpcMessages(_ body: Body, contentType: String?, limit: Int, schema: ProtoSchema?, path: String, isRequest: Bool) -> InspectedBody? {
+        guard let schema, GRPCCall.isGRPC(contentType: contentType), body.count <= limit,
+              let messages = schema.json(grpcBody: body.data, path: path, isRequest: isRequest) else { return nil }
+        var shown = InspectedBody(Body.empty, contentType: contentType, limit: limit, size: body.count)
+        shown.kind = .json
+        shown.text = String(decoding: messages.compactData, as: UTF8.self)
+        shown.readBy = "proto-descriptor-set"
+        return shown
     }
 
     /// Whether text holds control characters other than tab, line feed, form feed and carriage
@@ -90,15 +105,20 @@ package struct InspectedMessage: Sendable, Hashable, Codable {
     /// A request, keeping at most `limit` body bytes.
     ///
     /// - Parameter bodySize: the whole body's size, when the request's body is already cut.
-    package init(_ request: CassetteRequest, limit: Int, bodySize: Int? = nil) {
+    package init(_ request: CassetteRequest, limit: Int, bodySize: Int? = nil, schema: ProtoSchema? = nil) {
         headers = request.headers.map { [$0.name, $0.value] }
-        body = InspectedBody(request.body, contentType: request.headers["Content-Type"], limit: limit, size: bodySize)
+        let contentType = request.headers["Content-Type"]
+        body = InspectedBody.grpcMessages(request.body, contentType: contentType, limit: limit, schema: schema,
+                                          path: request.target.path, isRequest: true)
+            ?? InspectedBody(request.body, contentType: contentType, limit: limit, size: bodySize)
     }
 
     /// A response, keeping at most `limit` body bytes; a streamed one shows its chunks joined.
     ///
     /// - Parameter bodySize: the whole body's size, when the response's body is already cut.
-    package init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil) {
+    ///   - schema, grpcPath: with both, a gRPC answer's messages are shown as JSON.
+    package init(_ response: CassetteResponse, chunks: [StreamChunk]? = nil, limit: Int, bodySize: Int? = nil,
+                 schema: ProtoSchema? = nil, grpcPath: String? = nil) {
         status = response.status
         headers = response.headers.map { [$0.name, $0.value] }
         trailers = response.trailers.map { $0.map { [$0.name, $0.value] } }
@@ -110,6 +130,9 @@ package struct InspectedMessage: Sendable, Hashable, Codable {
             body = Body(joined)
             size = bodySize ?? chunks.reduce(0) { $0 + $1.data.count }
         }
-        self.body = InspectedBody(body, contentType: response.headers["Content-Type"], limit: limit, size: size)
+        let contentType = response.headers["Content-Type"]
+        self.body = grpcPath.flatMap {
+            InspectedBody.grpcMessages(body, contentType: contentType, limit: limit, schema: schema, path: $0, isRequest: false)
+        } ?? InspectedBody(body, contentType: contentType, limit: limit, size: size)
     }
 }

@@ -47,7 +47,7 @@ package final class RecordingMode: Mode {
         self.logger = logger
         self.authority = authority
         answers = PlaybackAnswers(configuration: configuration, logger: logger, redaction: settings.redaction,
-                                  secrets: settings.playback.secrets)
+                                  secrets: settings.playback.secrets, protoSchema: settings.playback.match.protoSchema)
         recordingQueue = RecordingQueue { [recorder, journal = answers.journal, exchanges = answers.exchanges, inFlight] exchange in
             defer { inFlight.leave() }
             do {

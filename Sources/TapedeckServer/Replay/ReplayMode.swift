@@ -29,7 +29,8 @@ package final class ReplayMode: Mode {
         self.deck = deck
         self.library = library
         self.authority = authority
-        let answers = PlaybackAnswers(configuration: configuration, logger: logger, secrets: deck.player.options.secrets)
+        let answers = PlaybackAnswers(configuration: configuration, logger: logger, secrets: deck.player.options.secrets,
+                                      protoSchema: deck.player.options.match.protoSchema)
         self.answers = answers
         var admin = AdminEndpoints(
             mode: "replay",

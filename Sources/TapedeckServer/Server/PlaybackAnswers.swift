@@ -24,10 +24,12 @@ package struct PlaybackAnswers: Sendable {
     /// - Parameters:
     ///   - redaction: what the inspector blots out of the exchanges it keeps (the recording proxy's rules).
     ///   - secrets: kept as `<NAME>` by the inspector.
-    init(configuration: ServerConfiguration, logger: Logger, redaction: RedactionRules = .defaults, secrets: Secrets = .none) {
+    ///   - protoSchema: reads gRPC messages as JSON for the inspector.
+    init(configuration: ServerConfiguration, logger: Logger, redaction: RedactionRules = .defaults, secrets: Secrets = .none,
+         protoSchema: ProtoSchema? = nil) {
         journal = Journal(capacity: configuration.journalCapacity)
         unmatched = UnmatchedLog()
-        exchanges = configuration.adminEnabled ? ExchangeStore(redaction: redaction, secrets: secrets) : nil
+        exchanges = configuration.adminEnabled ? ExchangeStore(redaction: redaction, secrets: secrets, protoSchema: protoSchema) : nil
         self.redaction = ExchangeRedaction(redactor: Redactor(rules: redaction), secrets: secrets)
         unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
         self.logger = logger

@@ -29,9 +29,13 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
     package var httpVersion: String?
     /// The names of the response's trailers, when it had any.
     package var trailers: [String]?
+    /// A gRPC call's request messages as JSON, when a descriptor set reads them.
+    package var requestMessages: JSONValue?
+    /// A gRPC call's response messages as JSON, when a descriptor set reads them.
+    package var responseMessages: JSONValue?
 
-    /// Summarises an interaction at a position.
-    package init(index: Int, interaction: Interaction) {
+    /// Summarises an interaction at a position; a gRPC call's messages as JSON with `schema`.
+    package init(index: Int, interaction: Interaction, schema: ProtoSchema? = nil) {
         self.index = index
         method = interaction.request.method
         url = interaction.request.url
@@ -46,11 +50,16 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
         delayMs = interaction.delayMs
         httpVersion = interaction.httpVersion
         trailers = interaction.response.trailers.map { $0.fields.map(\.name) }
+        if let schema, GRPCCall.isGRPC(interaction.request) {
+            let path = interaction.request.target.path
+            requestMessages = schema.json(grpcBody: interaction.request.body.data, path: path, isRequest: true)
+            responseMessages = schema.json(grpcBody: interaction.responseBodyData, path: path, isRequest: false)
+        }
     }
 
     /// Summaries of every interaction of a cassette, in order.
-    package static func all(in cassette: Cassette) -> [InteractionSummary] {
-        cassette.interactions.enumerated().map { InteractionSummary(index: $0.offset, interaction: $0.element) }
+    package static func all(in cassette: Cassette, schema: ProtoSchema? = nil) -> [InteractionSummary] {
+        cassette.interactions.enumerated().map { InteractionSummary(index: $0.offset, interaction: $0.element, schema: schema) }
     }
 
     /// The line `tapedeck inspect` prints, such as `3  POST http://h/upload  200  req 512 B  resp 158 B  json  2.4/8.4 ms`.
@@ -68,7 +77,11 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
         if let delayMs { parts.append("delay \(Self.milliseconds(delayMs)) ms") }
         if let httpVersion { parts.append("HTTP/\(httpVersion)") }
         if let trailers { parts.append("trailers \(trailers.joined(separator: ","))") }
-        return parts.joined(separator: "  ")
+        var line = parts.joined(separator: "  ")
+        for (label, messages) in [("request ", requestMessages), ("response", responseMessages)] {
+            if let messages { line += "\n    \(label) \(String(decoding: messages.compactData, as: UTF8.self))" }
+        }
+        return line
     }
 
     private static func size(_ bytes: Int) -> String {
