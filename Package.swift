@@ -22,6 +22,7 @@ let tooling: TargetDependencyCondition? = .when(traits: ["Tooling"])
 let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
 /// Uses that only `TapedeckOpenAPI` needs.
 let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
+let grpc: TargetDependencyCondition? = .when(traits: ["GRPC"])
 
 let package = Package(
     name: "Tapedeck",
@@ -32,6 +33,7 @@ let package = Package(
         .library(name: "TapedeckTesting", targets: ["TapedeckTesting"]),
         .library(name: "TapedeckOpenAPI", targets: ["TapedeckOpenAPI"]),
         .library(name: "TapedeckAsyncHTTPClient", targets: ["TapedeckAsyncHTTPClient"]),
+        .library(name: "TapedeckGRPC", targets: ["TapedeckGRPC"]),
         // The servers, for the fuzz package in Fuzz/ (which depends on this one by path): only its
         // `@_spi(Fuzz)` door, `FuzzedReplayServer`, is public; the rest is `package`.
         .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
@@ -42,7 +44,8 @@ let package = Package(
         .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import, descriptor sets): Yams, swift-protobuf."),
         .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO."),
         .trait(name: "OpenAPI", description: "TapedeckOpenAPI: swift-openapi-runtime."),
-        .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI"]),
+        .trait(name: "GRPC", description: "TapedeckGRPC: grpc-swift 2's GRPCCore (macOS 15, iOS 18 and matching)."),
+        .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI", "GRPC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -59,7 +62,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
-        // Only for a test: grpc-swift 2 as a real gRPC client of the recording proxy and the replay server.
+        // grpc-swift 2: GRPCCore for TapedeckGRPC (the GRPC trait); the NIO transport only for tests, as a real client.
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
     ],
@@ -114,6 +117,13 @@ let package = Package(
             ]
         ),
         // Cassette tooling: inspect, lint, redact, prune, merge, drift, HAR and VCR import.
+        .target(
+            name: "TapedeckGRPC",
+            dependencies: [
+                "Tapedeck",
+                .product(name: "GRPCCore", package: "grpc-swift-2", condition: grpc),
+            ]
+        ),
         .target(
             name: "TapedeckTooling",
             dependencies: [
@@ -221,6 +231,7 @@ let package = Package(
         .testTarget(
             name: "TapedeckGRPCSwiftTests",
             dependencies: [
+                "TapedeckGRPC",
                 "TapedeckTestSupport",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),

@@ -74,8 +74,8 @@ func serve(_ request: CassetteRequest, from player: Player, clock: any Clock<Dur
     }
 }
 
-/// Waits on a clock, unless there is nothing to wait.
-func wait(_ duration: Duration, on clock: any Clock<Duration>) async throws {
+/// Waits on a clock, unless there is nothing to wait (the gRPC transport waits with it too).
+package func wait(_ duration: Duration, on clock: any Clock<Duration>) async throws {
     guard duration > .zero else { return try Task.checkCancellation() }
     try await clock.sleep(for: duration)
 }

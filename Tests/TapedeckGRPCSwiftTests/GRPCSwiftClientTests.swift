@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import TapedeckGRPC
 import TapedeckTestSupport
 import Testing
 
@@ -29,10 +30,14 @@ import Testing
         metadata.filter { $0.key.hasPrefix("x-") }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")
     }
 
-    /// One line per call: what came back, the status, and the x- metadata.
+    /// One line per call over HTTP/2 to 127.0.0.1:`port`.
     private func calls(port: Int) async throws -> [String] {
-        let transport = try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-        return try await withGRPCClient(transport: transport) { client in
+        try await calls(transport: try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext))
+    }
+
+    /// One line per call: what came back, the status, and the x- metadata.
+    private func calls(transport: some ClientTransport) async throws -> [String] {
+        try await withGRPCClient(transport: transport) { client in
             var lines: [String] = []
             let options = CallOptions.defaults
             lines.append(try await client.unary(request: ClientRequest(message: Array("Ada".utf8)), descriptor: Self.method("SayHello"),
@@ -95,5 +100,23 @@ import Testing
         defer { _ = replayer.stop() }
         let replayed = try await calls(port: try replayer.waitUntilListening())
         #expect(replayed == live)
+
+        // The same cassette in process (TapedeckGRPC): no socket, the same answers.
+        let inProcess = try await calls(transport: CassetteGRPCTransport(cassette: cassette))
+        #expect(inProcess == live)
+        // A call nothing matches: UNIMPLEMENTED with the replay server's diagnosis.
+        let miss = try await withGRPCClient(transport: try CassetteGRPCTransport(cassette: cassette)) { client in
+            try await client.unary(request: ClientRequest(message: Array("Zed".utf8)), descriptor: Self.method("SayHello"),
+                                   serializer: RawBytes(), deserializer: RawBytes(), options: .defaults) { response in
+                response.accepted.flatMap { $0.message }
+            }
+        }
+        guard case .failure(let error) = miss else {
+            Issue.record("a call nothing matches was answered: \(miss)")
+            return
+        }
+        #expect(error.code == .unimplemented)
+        #expect(error.message == "no recording matched /demo.Greeter/SayHello; nearest #0 in \(cassette.path): "
+                + "recorded 8 bytes, received 8; first difference at byte 5", "\(error.message)")
     }
 }

@@ -193,7 +193,7 @@ import Testing
     }
 
     @Test func theGRPCMessageIsPercentEncodedAsGRPCRequires() {
-        #expect(GRPCErrorAnswer.percentEncoded("a b%c\u{e9}") == "a b%25c%C3%A9")
+        #expect(GRPCStatusText.percentEncoded("a b%c\u{e9}") == "a b%25c%C3%A9")
     }
 }
 

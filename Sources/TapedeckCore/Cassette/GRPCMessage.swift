@@ -14,6 +14,13 @@ package struct GRPCMessage: Sendable, Hashable {
     /// nil for a request's messages and a single answer.
     package var atMs: Double? = nil
 
+    /// A message and its flag.
+    package init(bytes: Data, compressed: Bool, atMs: Double? = nil) {
+        self.bytes = bytes
+        self.compressed = compressed
+        self.atMs = atMs
+    }
+
     /// The messages framed in `data`; nil when the framing does not hold (a length past the end, a
     /// flag other than 0 or 1), so such a body is written as plain bytes instead.
     package static func split(_ data: Data) -> [GRPCMessage]? {

@@ -14,44 +14,11 @@ enum GRPCErrorAnswer {
 
     /// The trailers: status 12 and the reason, percent-encoded as gRPC requires.
     static func trailers(for diagnosis: MatchDiagnosis) -> HTTPHeaders {
-        HTTPHeaders([("grpc-status", "12"), ("grpc-message", percentEncoded(message(for: diagnosis)))])
+        HTTPHeaders([("grpc-status", "12"), ("grpc-message", GRPCStatusText.percentEncoded(GRPCStatusText.miss(diagnosis)))])
     }
 
     /// The trailers for a request whose messages' framing does not hold: status 13 and what is wrong.
     static func malformedTrailers(_ problem: String) -> HTTPHeaders {
-        HTTPHeaders([("grpc-status", "13"), ("grpc-message", percentEncoded("the request's messages do not parse: \(problem)"))])
-    }
-
-    /// `no recording matched /demo.Greeter/SayHello; nearest #3: body differs ...`.
-    static func message(for diagnosis: MatchDiagnosis) -> String {
-        let path = RequestTarget(diagnosis.request.url).path
-        var text: String
-        switch diagnosis.reason {
-        case .noMatch: text = "no recording matched \(path)"
-        case .exhausted: text = "every recording of \(path) was already played"
-        case .expired: text = "every recording of \(path) has expired"
-        }
-        if let nearest = diagnosis.nearest.first {
-            let difference = nearest.differences.first ?? nearest.failedRules.first ?? "differs"
-            text += "; nearest #\(nearest.index) in \(nearest.cassette): \(difference)"
-        }
-        return text
-    }
-
-    private static let hexDigits = Array("0123456789ABCDEF")
-
-    /// gRPC's percent-encoding of `grpc-message`: every byte outside printable ASCII, and `%`, as `%XX`.
-    static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            if byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "%") {
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                encoded += "%"
-                encoded.append(hexDigits[Int(byte >> 4)])
-                encoded.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return encoded
+        HTTPHeaders([("grpc-status", "13"), ("grpc-message", GRPCStatusText.percentEncoded("the request's messages do not parse: \(problem)"))])
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import GRPCCore
+import Tapedeck
+
+/// Replays gRPC calls in process from the cassettes the servers write (SPEC section 12): a
+/// grpc-swift 2 `ClientTransport`, so a generated client (or `GRPCClient` itself) runs against a
+/// recording with no socket and no server process.
+///
+/// ```swift
+/// let transport = try CassetteGRPCTransport(cassette: URL(filePath: "cassettes/greeter.json"))
+/// try await withGRPCClient(transport: transport) { client in
+///     let greeter = Demo_Greeter.Client(wrapping: client)
+///     let reply = try await greeter.sayHello(.with { $0.name = "Ada" })
+/// }
+/// ```
+///
+/// A call matches as the replay server matches it (sessions aside): its path, its metadata where
+/// `matchedHeaders` asks, and its request messages (as JSON by value with a ``ProtoSchema`` in
+/// the options). The recorded initial metadata, messages, trailing metadata, status and details
+/// come back exactly; a call nothing matches fails with `RPCError` code `.unimplemented` and the
+/// server's diagnosis as its message. All of a call's request messages are taken before it is
+/// matched, so a bidirectional client that waits for an answer before it sends its next
+/// message cannot be replayed (as through the servers).
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+public final class CassetteGRPCTransport: ClientTransport {
+    public typealias Bytes = [UInt8]
+
+    /// The player holding the cassette and the playback positions.
+    package let player: Player
+    private let clock: any Clock<Duration>
+    private let shutdown = ShutdownSignal()
+
+    /// Loads a cassette file; `options.latency` delays answers as on the replay server.
+    public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                            codec: CassetteCodec = CassetteCodec(), clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(cassette: try codec.load(file), name: file.path, options: options, stubs: stubs, clock: clock)
+    }
+
+    /// Replays a cassette already in memory (an empty one, `Cassette()`, to serve stubs only).
+    public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                clock: any Clock<Duration> = ContinuousClock()) {
+        player = Player(cassette: cassette, name: name, options: options, stubs: stubs)
+        self.clock = clock
+    }
+
+    /// Retries are not throttled: nothing here fails for a retry to help.
+    public var retryThrottle: RetryThrottle? { nil }
+
+    /// Nothing to connect: runs until ``beginGracefulShutdown()``, as a transport's connections do.
+    public func connect() async throws {
+        await shutdown.wait()
+    }
+
+    /// Lets ``connect()`` return.
+    public func beginGracefulShutdown() {
+        shutdown.signal()
+    }
+
+    /// No per-method configuration: the client's defaults apply.
+    public func config(forMethod descriptor: MethodDescriptor) -> MethodConfig? { nil }
+
+    /// Opens a call: the client writes its request, and once it has finished the recorded answer
+    /// is played into the stream it reads.
+    public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
+                                        _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
+        async throws -> T {
+        let request = AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>.makeStream()
+        let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
+        let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: player, clock: clock)
+        let answering = Task {
+            await call.answer(request.stream, into: response.continuation)
+        }
+        defer { answering.cancel() }
+        let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
+                               outbound: RPCWriter.Closable(wrapping: RequestWriter(continuation: request.continuation)))
+        return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: "in-process:tapedeck", localPeer: "in-process:tapedeck"))
+    }
+
+    /// Puts playback and stub scenarios back to the start.
+    public func reset() {
+        player.reset()
+    }
+}
+
+/// The client's side of a call's request: its parts go into a stream the call reads whole.
+struct RequestWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriterProtocol {
+    let continuation: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>.Continuation
+
+    func write(_ element: RPCRequestPart<Bytes>) async throws {
+        continuation.yield(element)
+    }
+
+    func write(contentsOf elements: some Sequence<RPCRequestPart<Bytes>>) async throws {
+        for element in elements { continuation.yield(element) }
+    }
+
+    func finish() async {
+        continuation.finish()
+    }
+
+    func finish(throwing error: any Error) async {
+        continuation.finish(throwing: error)
+    }
+}
+
+/// Set once; waiters return then.
+final class ShutdownSignal: Sendable {
+    private let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream()
+    }
+
+    func wait() async {
+        for await _ in stream {}
+    }
+
+    func signal() {
+        continuation.finish()
+    }
+}

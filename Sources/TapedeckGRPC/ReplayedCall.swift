@@ -1,0 +1,133 @@
+import Foundation
+import GRPCCore
+import Tapedeck
+
+/// One replayed call: the client's request parts as the request the cassette holds, played on
+/// the player, and the played interaction as response parts. Only translation: matching,
+/// stubs, latency and the miss's text are the core's.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+struct ReplayedCall: Sendable {
+    let descriptor: MethodDescriptor
+    /// The call's deadline, from now.
+    let timeout: Duration?
+    let player: Player
+    let clock: any Clock<Duration>
+
+    /// Reads the whole request, then plays the answer into `response` and finishes it.
+    func answer<Bytes: GRPCContiguousBytes & Sendable>(_ request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>,
+                                                        into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async {
+        var metadata = Metadata()
+        var messages: [GRPCMessage] = []
+        do {
+            for try await part in request {
+                switch part {
+                case .metadata(let more): metadata.add(contentsOf: more)
+                case .message(let bytes): messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false))
+                }
+            }
+        } catch {
+            // The client gave up on its request: nothing to answer.
+            return response.finish(throwing: error)
+        }
+        let parts = play(cassetteRequest(metadata: metadata, messages: messages))
+        do {
+            // The answer's time so far; a deadline shorter than the recorded answer ends the call
+            // with DEADLINE_EXCEEDED when it passes, as a real server's would.
+            var elapsed = Duration.zero
+            for (delay, part) in parts {
+                if let timeout, elapsed + delay > timeout {
+                    try await wait(timeout - elapsed, on: clock)
+                    response.yield(.status(Status(code: .deadlineExceeded, message: "the recorded answer is slower than the call's deadline"), [:]))
+                    return response.finish()
+                }
+                try await wait(delay, on: clock)
+                elapsed += delay
+                response.yield(part.map { Bytes($0) })
+            }
+            response.finish()
+        } catch {
+            response.finish(throwing: error)
+        }
+    }
+
+    /// The call as the servers record it: `POST /package.Service/Method`, gRPC's headers, the
+    /// metadata as headers (binary values in base64, as on the wire), the messages framed.
+    func cassetteRequest(metadata: Metadata, messages: [GRPCMessage]) -> CassetteRequest {
+        var headers: HeaderList = ["content-type": "application/grpc", "te": "trailers"]
+        for (key, value) in metadata {
+            switch value {
+            case .string(let text): headers.append(name: key, value: text)
+            case .binary(let bytes): headers.append(name: key, value: Data(bytes).base64EncodedString())
+            }
+        }
+        return CassetteRequest(method: "POST", url: "/" + descriptor.fullyQualifiedMethod, headers: headers,
+                               body: Body(GRPCMessage.frame(messages), style: .grpc))
+    }
+
+    /// What the client hears, each part with the wait before it: the recorded initial metadata,
+    /// messages and status with its trailing metadata; or, when nothing matches, UNIMPLEMENTED with
+    /// the diagnosis, as the replay server answers.
+    func play(_ request: CassetteRequest) -> [(Duration, RPCResponsePart<[UInt8]>)] {
+        switch player.play(request) {
+        case .unmatched(let diagnosis):
+            return [(.zero, .status(Status(code: .unimplemented, message: GRPCStatusText.miss(diagnosis)), [:]))]
+        case .played(let playback):
+            if let fault = playback.fault {
+                // As grpc-swift hears the servers' faults: a GOAWAY is UNAVAILABLE, anything else INTERNAL.
+                let code: Status.Code = fault == .goaway ? .unavailable : .internalError
+                return [(playback.delay.head, .status(Status(code: code, message: "the stub broke the call (\(fault.rawValue))"), [:]))]
+            }
+            return Self.parts(of: playback)
+        }
+    }
+
+    /// A played interaction as response parts: headers (but gRPC's own) as initial metadata, each
+    /// recorded message, and the trailers as status and trailing metadata.
+    static func parts(of playback: Playback) -> [(Duration, RPCResponsePart<[UInt8]>)] {
+        let interaction = playback.interaction
+        let response = interaction.response
+        // A trailers-only answer (an error) has no initial metadata of its own.
+        let trailersOnly = response.trailers == nil && response.headers["grpc-status"] != nil
+        let trailers = trailersOnly ? response.headers : (response.trailers ?? HeaderList())
+        let code = trailers["grpc-status"].flatMap(Int.init).flatMap(Status.Code.init(rawValue:)) ?? .unknown
+        let status = RPCResponsePart<[UInt8]>.status(Status(code: code, message: trailers["grpc-message"].map(GRPCStatusText.percentDecoded) ?? ""),
+                                                     metadata(trailers))
+        if trailersOnly { return [(playback.delay.total, status)] }
+        var parts: [(Duration, RPCResponsePart<[UInt8]>)] = [(playback.delay.head, .metadata(metadata(response.headers)))]
+        for message in GRPCMessage.split(interaction.responseBodyData) ?? [] { parts.append((.zero, .message([UInt8](message.bytes)))) }
+        parts.append((max(.zero, playback.delay.total - playback.delay.head), status))
+        return parts
+    }
+
+    /// Headers as metadata, without those gRPC and HTTP keep for themselves.
+    static func metadata(_ headers: HeaderList) -> Metadata {
+        var metadata = Metadata()
+        for field in headers {
+            let name = field.name.lowercased()
+            guard !reserved.contains(name) else { continue }
+            if name.hasSuffix("-bin"), let bytes = Data(base64Encoded: field.value) {
+                metadata.addBinary([UInt8](bytes), forKey: name)
+            } else {
+                metadata.addString(field.value, forKey: name)
+            }
+        }
+        return metadata
+    }
+
+    private static let reserved: Set<String> = [
+        "content-type", "content-length", "te", "grpc-status", "grpc-message", "grpc-encoding", "grpc-accept-encoding",
+        "grpc-status-details-bin", "tapedeck-error",
+    ]
+}
+
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+extension RPCResponsePart<[UInt8]> {
+    /// The same part with its message as other bytes.
+    func map<Other: GRPCContiguousBytes>(_ transform: ([UInt8]) -> Other) -> RPCResponsePart<Other> {
+        switch self {
+        case .metadata(let metadata): .metadata(metadata)
+        case .message(let bytes): .message(transform(bytes))
+        case .status(let status, let metadata): .status(status, metadata)
+        }
+    }
+}
