@@ -48,9 +48,7 @@ public final class RecordingConnector: HTTPConnector {
             let upstream = recorder.requestForUpstream(recorded)
             let start = ContinuousClock.now
             let (response, data) = try await live.send(HTTPRequest(upstream) ?? request, body: body == nil ? nil : upstream.body.data)
-            let elapsed = start.duration(to: .now)
-            let milliseconds = (Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-            let rounded = (milliseconds * 10).rounded() / 10
+            let rounded = start.duration(to: .now).recordedMilliseconds
             var headers = HeaderList(response.headerFields)
             // URLSession hands bodies over decoded; the cassette keeps the coding header and the
             // decoded body, which is exactly its stored form.

@@ -16,37 +16,44 @@ struct ReplayedCall: Sendable {
     /// Reads the whole request, then plays the answer into `response` and finishes it.
     func answer<Bytes: GRPCContiguousBytes & Sendable>(_ request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>,
                                                         into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async {
-        var metadata = Metadata()
-        var messages: [GRPCMessage] = []
         do {
-            for try await part in request {
-                switch part {
-                case .metadata(let more): metadata.add(contentsOf: more)
-                case .message(let bytes): messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false))
-                }
-            }
-        } catch {
-            // The client gave up on its request: nothing to answer.
-            return response.finish(throwing: error)
-        }
-        let parts = play(cassetteRequest(metadata: metadata, messages: messages))
-        do {
-            // The answer's time so far; a deadline shorter than the recorded answer ends the call
-            // with DEADLINE_EXCEEDED when it passes, as a real server's would.
-            var elapsed = Duration.zero
-            for (delay, part) in parts {
-                if let timeout, elapsed + delay > timeout {
-                    try await wait(timeout - elapsed, on: clock)
-                    response.yield(.status(Status(code: .deadlineExceeded, message: "the recorded answer is slower than the call's deadline"), [:]))
-                    return response.finish()
-                }
-                try await wait(delay, on: clock)
-                elapsed += delay
-                response.yield(part.map { Bytes($0) })
-            }
+            let (metadata, messages) = try await Self.collect(request)
+            try await send(play(cassetteRequest(metadata: metadata, messages: messages)), into: response)
             response.finish()
         } catch {
+            // The client gave up on its request, or was cancelled while it waited.
             response.finish(throwing: error)
+        }
+    }
+
+    /// A call's whole request: its metadata and messages, once the client finished writing.
+    static func collect<Bytes: GRPCContiguousBytes & Sendable>(_ request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>)
+        async throws -> (Metadata, [GRPCMessage]) {
+        var metadata = Metadata()
+        var messages: [GRPCMessage] = []
+        for try await part in request {
+            switch part {
+            case .metadata(let more): metadata.add(contentsOf: more)
+            case .message(let bytes): messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false))
+            }
+        }
+        return (metadata, messages)
+    }
+
+    /// Sends each part after its wait. A deadline shorter than the answer ends the call with
+    /// DEADLINE_EXCEEDED when it passes, as a real server's would.
+    func send<Bytes: GRPCContiguousBytes & Sendable>(_ parts: [(Duration, RPCResponsePart<[UInt8]>)],
+                                                      into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws {
+        var elapsed = Duration.zero
+        for (delay, part) in parts {
+            if let timeout, elapsed + delay > timeout {
+                try await wait(timeout - elapsed, on: clock)
+                response.yield(.status(Status(code: .deadlineExceeded, message: "the recorded answer is slower than the call's deadline"), [:]))
+                return
+            }
+            try await wait(delay, on: clock)
+            elapsed += delay
+            response.yield(part.map { Bytes($0) })
         }
     }
 
@@ -64,26 +71,28 @@ struct ReplayedCall: Sendable {
                                body: Body(GRPCMessage.frame(messages), style: .grpc))
     }
 
-    /// What the client hears, each part with the wait before it: the recorded initial metadata,
-    /// messages and status with its trailing metadata; or, when nothing matches, UNIMPLEMENTED with
-    /// the diagnosis, as the replay server answers.
+    /// What the client hears, each part with the wait before it: the recorded answer, or, when
+    /// nothing matches, UNIMPLEMENTED with the diagnosis, as the replay server answers.
     func play(_ request: CassetteRequest) -> [(Duration, RPCResponsePart<[UInt8]>)] {
         switch player.play(request) {
-        case .unmatched(let diagnosis):
-            return [(.zero, .status(Status(code: .unimplemented, message: GRPCStatusText.miss(diagnosis)), [:]))]
-        case .played(let playback):
-            if let fault = playback.fault {
-                // As grpc-swift hears the servers' faults: a GOAWAY is UNAVAILABLE, anything else INTERNAL.
-                let code: Status.Code = fault == .goaway ? .unavailable : .internalError
-                return [(playback.delay.head, .status(Status(code: code, message: "the stub broke the call (\(fault.rawValue))"), [:]))]
-            }
-            return Self.parts(of: playback)
+        case .unmatched(let diagnosis): Self.miss(diagnosis)
+        case .played(let playback): Self.parts(of: playback)
         }
+    }
+
+    /// The answer to a call nothing matches: UNIMPLEMENTED with the diagnosis.
+    static func miss(_ diagnosis: MatchDiagnosis) -> [(Duration, RPCResponsePart<[UInt8]>)] {
+        [(.zero, .status(Status(code: .unimplemented, message: GRPCStatusText.miss(diagnosis)), [:]))]
     }
 
     /// A played interaction as response parts: headers (but gRPC's own) as initial metadata, each
     /// recorded message, and the trailers as status and trailing metadata.
     static func parts(of playback: Playback) -> [(Duration, RPCResponsePart<[UInt8]>)] {
+        if let fault = playback.fault {
+            // As grpc-swift hears the servers' faults: a GOAWAY is UNAVAILABLE, anything else INTERNAL.
+            let code: Status.Code = fault == .goaway ? .unavailable : .internalError
+            return [(playback.delay.head, .status(Status(code: code, message: "the stub broke the call (\(fault.rawValue))"), [:]))]
+        }
         let interaction = playback.interaction
         let response = interaction.response
         // A trailers-only answer (an error) has no initial metadata of its own.

@@ -116,6 +116,20 @@ import Testing
             return
         }
         #expect(error.code == .unimplemented)
+
+        // Recorded in process through grpc-swift's HTTP/2 transport, into a cassette that the
+        // replay server and the in-process transport both play as the live service answered.
+        let inProcessCassette = directory.appending(path: "in-process.json")
+        let upstreamPort = Int(upstream.authority.split(separator: ":").last!)!
+        let recording = try RecordingGRPCTransport(
+            live: try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: upstreamPort), transportSecurity: .plaintext),
+            cassette: inProcessCassette, mode: .all, environment: [:])
+        #expect(try await calls(transport: recording) == live)
+        try recording.flush()
+        #expect(try await calls(transport: CassetteGRPCTransport(cassette: inProcessCassette)) == live)
+        let replayingInProcessRecording = try TapedeckProcess(["replay", "--port", "0", inProcessCassette.path], environment: home)
+        defer { _ = replayingInProcessRecording.stop() }
+        #expect(try await calls(port: try replayingInProcessRecording.waitUntilListening()) == live)
         #expect(error.message == "no recording matched /demo.Greeter/SayHello; nearest #0 in \(cassette.path): "
                 + "recorded 8 bytes, received 8; first difference at byte 5", "\(error.message)")
     }

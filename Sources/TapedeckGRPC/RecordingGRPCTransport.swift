@@ -1,0 +1,161 @@
+import Foundation
+import GRPCCore
+import Tapedeck
+
+/// Records gRPC calls in process through a live transport (grpc-swift-nio-transport's HTTP/2
+/// client, say), into the same cassettes the servers write, with the same modes, redaction and
+/// secrets as `tapedeck record`. `TAPEDECK_MODE` overrides the mode.
+///
+/// ```swift
+/// let live = try HTTP2ClientTransport.Posix(target: .dns(host: "greeter.internal", port: 443), transportSecurity: .tls)
+/// let transport = try RecordingGRPCTransport(live: live, cassette: URL(filePath: "cassettes/greeter.json"))
+/// try await withGRPCClient(transport: transport) { client in ... }
+/// ```
+///
+/// A call is taken whole (all its request messages) before the mode decides: replayed when the
+/// cassette holds it (new-episodes, once), forwarded and recorded otherwise. Its answer reaches
+/// the client as the live service sends it, and the interaction is written once the status came.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTransport {
+    public typealias Bytes = Live.Bytes
+
+    /// The recording policy and cassette.
+    package let recorder: Recorder
+    private let live: Live
+    private let clock: any Clock<Duration>
+
+    /// Opens a cassette for recording through `live`.
+    ///
+    /// - Parameters:
+    ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - options: matching, latency for what is replayed, secrets (`<NAME>` in the cassette, the
+    ///     real value sent to `live`).
+    public init(live: Live, cassette: URL, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
+                options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.live = live
+        self.clock = clock
+        recorder = try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
+                                redaction: redaction, playback: options, stubs: stubs)
+    }
+
+    /// The mode in force after `TAPEDECK_MODE`.
+    public var mode: RecordMode { recorder.mode }
+
+    public var retryThrottle: RetryThrottle? { live.retryThrottle }
+
+    /// Runs the live transport's connections.
+    public func connect() async throws {
+        try await live.connect()
+    }
+
+    public func beginGracefulShutdown() {
+        live.beginGracefulShutdown()
+    }
+
+    public func config(forMethod descriptor: MethodDescriptor) -> MethodConfig? {
+        live.config(forMethod: descriptor)
+    }
+
+    /// Opens a call: once the client has written its whole request, it is replayed or forwarded
+    /// as the mode says.
+    public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
+                                        _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
+        async throws -> T {
+        let request = AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>.makeStream()
+        let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
+        let answering = Task {
+            await answer(descriptor: descriptor, options: options, request: request.stream, into: response.continuation)
+        }
+        defer { answering.cancel() }
+        let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
+                               outbound: RPCWriter.Closable(wrapping: RequestWriter(continuation: request.continuation)))
+        return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: "in-process:tapedeck-recording",
+                                                       localPeer: "in-process:tapedeck-recording"))
+    }
+
+    /// Writes everything recorded so far to disk now.
+    public func flush() throws {
+        try recorder.flush()
+    }
+
+    private func answer(descriptor: MethodDescriptor, options: CallOptions, request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>,
+                        into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async {
+        do {
+            let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: recorder.player, clock: clock)
+            let (metadata, messages) = try await ReplayedCall.collect(request)
+            let recorded = call.cassetteRequest(metadata: metadata, messages: messages)
+            switch recorder.route(recorded) {
+            case .replay(let playback):
+                try await call.send(ReplayedCall.parts(of: playback), into: response)
+            case .unmatched(let diagnosis):
+                try await call.send(ReplayedCall.miss(diagnosis), into: response)
+            case .forward:
+                try await forward(recorded, descriptor: descriptor, options: options, into: response)
+            }
+            response.finish()
+        } catch {
+            response.finish(throwing: error)
+        }
+    }
+
+    /// Sends the call to the live service, passes its answer on part by part, and records it
+    /// once the status came.
+    private func forward(_ recorded: CassetteRequest, descriptor: MethodDescriptor, options: CallOptions,
+                         into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws {
+        let upstream = recorder.requestForUpstream(recorded)
+        let start = ContinuousClock.now
+        try await live.withStream(descriptor: descriptor, options: options) { stream, _ in
+            try await stream.outbound.write(.metadata(ReplayedCall.metadata(upstream.headers)))
+            for message in GRPCMessage.split(upstream.body.data) ?? [] {
+                try await stream.outbound.write(.message(Bytes([UInt8](message.bytes))))
+            }
+            await stream.outbound.finish()
+            var answer = GRPCAnswer()
+            for try await part in stream.inbound {
+                response.yield(part)
+                switch part {
+                case .metadata(let metadata): answer.metadata = metadata
+                case .message(let bytes): answer.messages.append(bytes.withUnsafeBytes { Data($0) })
+                case .status(let status, let trailing):
+                    try recorder.record(answer.interaction(request: recorded, status: status, trailing: trailing,
+                                                           totalMs: start.duration(to: .now).recordedMilliseconds))
+                }
+            }
+        }
+    }
+}
+
+/// What a live service answered to one call, as the servers record it: initial metadata as
+/// headers, the messages as a gRPC body, the status and trailing metadata as trailers.
+struct GRPCAnswer {
+    var metadata = Metadata()
+    var messages: [Data] = []
+
+    func interaction(request: CassetteRequest, status: Status, trailing: Metadata, totalMs: Double) -> Interaction {
+        var headers: HeaderList = ["content-type": "application/grpc"]
+        Self.append(metadata, to: &headers)
+        var trailers: HeaderList = ["grpc-status": String(status.code.rawValue)]
+        if !status.message.isEmpty { trailers.append(name: "grpc-message", value: GRPCStatusText.percentEncoded(status.message)) }
+        Self.append(trailing, to: &trailers)
+        let body = Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
+        var interaction = Interaction(recordedAt: Timestamp.now(), request: request,
+                                      response: CassetteResponse(status: 200, headers: headers, body: body, trailers: trailers),
+                                      timing: Timing(firstByteMs: totalMs, totalMs: totalMs))
+        interaction.httpVersion = "2"
+        return interaction
+    }
+
+    /// Metadata as headers (binary values in base64, as on the wire), leaving out what the
+    /// transport passes on of HTTP/2's own (`:status`) and the names written already.
+    static func append(_ metadata: Metadata, to headers: inout HeaderList) {
+        let written = Set(headers.map { $0.name.lowercased() })
+        for (key, value) in metadata where !key.hasPrefix(":") && !written.contains(key.lowercased()) {
+            switch value {
+            case .string(let text): headers.append(name: key, value: text)
+            case .binary(let bytes): headers.append(name: key, value: Data(bytes).base64EncodedString())
+            }
+        }
+    }
+}
