@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "TapedeckOpenAPI", targets: ["TapedeckOpenAPI"]),
         .library(name: "TapedeckAsyncHTTPClient", targets: ["TapedeckAsyncHTTPClient"]),
         .library(name: "TapedeckGRPC", targets: ["TapedeckGRPC"]),
+        .library(name: "TapedeckGRPCTesting", targets: ["TapedeckGRPCTesting"]),
         // The servers, for the fuzz package in Fuzz/ (which depends on this one by path): only its
         // `@_spi(Fuzz)` door, `FuzzedReplayServer`, is public; the rest is `package`.
         .library(name: "TapedeckServer", targets: ["TapedeckServer"]),
@@ -124,6 +125,8 @@ let package = Package(
                 .product(name: "GRPCCore", package: "grpc-swift-2", condition: grpc),
             ]
         ),
+        // TestCassette's gRPC transport, for the test helpers: apart, so TapedeckTesting brings no grpc-swift.
+        .target(name: "TapedeckGRPCTesting", dependencies: ["TapedeckGRPC", "TapedeckTesting"]),
         .target(
             name: "TapedeckTooling",
             dependencies: [
@@ -232,6 +235,8 @@ let package = Package(
             name: "TapedeckGRPCSwiftTests",
             dependencies: [
                 "TapedeckGRPC",
+                "TapedeckGRPCTesting",
+                "TapedeckTesting",
                 "TapedeckTestSupport",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),

@@ -6,15 +6,18 @@ import PackageDescription
 // scripts/bench-connector.sh and scripts/bench-server.sh build them here in release mode.
 let package = Package(
     name: "TapedeckBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tapedeck-bench", targets: ["ConnectorBenchmark"]),
         .executable(name: "bare-server", targets: ["BareServer"]),
+        .executable(name: "tapedeck-grpc-bench", targets: ["GRPCBenchmark"]),
     ],
     dependencies: [
         .package(name: "Tapedeck", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
     ],
     targets: [
         // Connector replay: time per request for small and large cassettes and for stubs (release mode).
@@ -25,6 +28,17 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "ConnectorBenchmark"
+        ),
+        // A replayed unary gRPC call in process against the same call through `tapedeck replay`.
+        .executableTarget(
+            name: "GRPCBenchmark",
+            dependencies: [
+                .product(name: "Tapedeck", package: "Tapedeck"),
+                .product(name: "TapedeckGRPC", package: "Tapedeck"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+            ],
+            path: "GRPCBenchmark"
         ),
         // The baseline of the server benchmark: SwiftNIO answering one fixed response.
         .executableTarget(

@@ -37,9 +37,14 @@ public final class CassetteGRPCTransport: ClientTransport {
     }
 
     /// Replays a cassette already in memory (an empty one, `Cassette()`, to serve stubs only).
-    public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
-                clock: any Clock<Duration> = ContinuousClock()) {
-        player = Player(cassette: cassette, name: name, options: options, stubs: stubs)
+    public convenience init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(),
+                            stubs: [Stub] = [], clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(player: Player(cassette: cassette, name: name, options: options, stubs: stubs), clock: clock)
+    }
+
+    /// Plays on a player another connector holds (a test cassette's), sharing its positions.
+    package init(player: Player, clock: any Clock<Duration> = ContinuousClock()) {
+        self.player = player
         self.clock = clock
     }
 
@@ -64,15 +69,14 @@ public final class CassetteGRPCTransport: ClientTransport {
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
-        let request = AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>.makeStream()
         let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
+        defer { response.continuation.finish() }
         let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: player, clock: clock)
-        let answering = Task {
-            await call.answer(request.stream, into: response.continuation)
+        let request = RequestWriter<Bytes>(response: response.continuation) { metadata, messages in
+            try await call.send(call.play(call.cassetteRequest(metadata: metadata, messages: messages)), into: response.continuation)
         }
-        defer { answering.cancel() }
         let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
-                               outbound: RPCWriter.Closable(wrapping: RequestWriter(continuation: request.continuation)))
+                               outbound: RPCWriter.Closable(wrapping: request))
         return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: "in-process:tapedeck", localPeer: "in-process:tapedeck"))
     }
 
@@ -82,24 +86,47 @@ public final class CassetteGRPCTransport: ClientTransport {
     }
 }
 
-/// The client's side of a call's request: its parts go into a stream the call reads whole.
-struct RequestWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriterProtocol {
-    let continuation: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>.Continuation
+/// The client's side of a call's request: collects its metadata and messages and, once the
+/// client has finished writing, has the call answered into the response stream (then finished).
+/// The answer runs in the client's `finish()`: no task of its own.
+final class RequestWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriterProtocol, Sendable {
+    typealias Answer = @Sendable (_ metadata: Metadata, _ messages: [GRPCMessage]) async throws -> Void
+
+    private let request = Locked((metadata: Metadata(), messages: [GRPCMessage]()))
+    private let response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation
+    private let answer: Answer
+
+    init(response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation, answer: @escaping Answer) {
+        self.response = response
+        self.answer = answer
+    }
 
     func write(_ element: RPCRequestPart<Bytes>) async throws {
-        continuation.yield(element)
+        request.withLock { request in
+            switch element {
+            case .metadata(let more): request.metadata.add(contentsOf: more)
+            case .message(let bytes): request.messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false))
+            }
+        }
     }
 
     func write(contentsOf elements: some Sequence<RPCRequestPart<Bytes>>) async throws {
-        for element in elements { continuation.yield(element) }
+        for element in elements { try await write(element) }
     }
 
     func finish() async {
-        continuation.finish()
+        let (metadata, messages) = request.withLock { $0 }
+        do {
+            try await answer(metadata, messages)
+            response.finish()
+        } catch {
+            response.finish(throwing: error)
+        }
     }
 
+    /// The client gave up on its request: nothing is answered.
     func finish(throwing error: any Error) async {
-        continuation.finish(throwing: error)
+        response.finish(throwing: error)
     }
 }
 

@@ -30,14 +30,20 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
     ///   - options: matching, latency for what is replayed, secrets (`<NAME>` in the cassette, the
     ///     real value sent to `live`).
-    public init(live: Live, cassette: URL, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
-                options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
-                environment: [String: String] = ProcessInfo.processInfo.environment,
-                clock: any Clock<Duration> = ContinuousClock()) throws {
+    public convenience init(live: Live, cassette: URL, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
+                            options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(live: live, recorder: try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
+                                                     redaction: redaction, playback: options, stubs: stubs),
+                  clock: clock)
+    }
+
+    /// Records with a recorder another connector holds (a test cassette's), into its cassette.
+    package init(live: Live, recorder: Recorder, clock: any Clock<Duration> = ContinuousClock()) {
         self.live = live
+        self.recorder = recorder
         self.clock = clock
-        recorder = try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
-                                redaction: redaction, playback: options, stubs: stubs)
     }
 
     /// The mode in force after `TAPEDECK_MODE`.
@@ -63,14 +69,13 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
-        let request = AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>.makeStream()
         let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
-        let answering = Task {
-            await answer(descriptor: descriptor, options: options, request: request.stream, into: response.continuation)
+        defer { response.continuation.finish() }
+        let request = RequestWriter<Bytes>(response: response.continuation) { [self] metadata, messages in
+            try await answer(descriptor: descriptor, options: options, metadata: metadata, messages: messages, into: response.continuation)
         }
-        defer { answering.cancel() }
         let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
-                               outbound: RPCWriter.Closable(wrapping: RequestWriter(continuation: request.continuation)))
+                               outbound: RPCWriter.Closable(wrapping: request))
         return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: "in-process:tapedeck-recording",
                                                        localPeer: "in-process:tapedeck-recording"))
     }
@@ -80,23 +85,18 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
         try recorder.flush()
     }
 
-    private func answer(descriptor: MethodDescriptor, options: CallOptions, request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>,
-                        into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async {
-        do {
-            let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: recorder.player, clock: clock)
-            let (metadata, messages) = try await ReplayedCall.collect(request)
-            let recorded = call.cassetteRequest(metadata: metadata, messages: messages)
-            switch recorder.route(recorded) {
-            case .replay(let playback):
-                try await call.send(ReplayedCall.parts(of: playback), into: response)
-            case .unmatched(let diagnosis):
-                try await call.send(ReplayedCall.miss(diagnosis), into: response)
-            case .forward:
-                try await forward(recorded, descriptor: descriptor, options: options, into: response)
-            }
-            response.finish()
-        } catch {
-            response.finish(throwing: error)
+    /// Replays, refuses or forwards a whole request, as the mode says.
+    private func answer(descriptor: MethodDescriptor, options: CallOptions, metadata: Metadata, messages: [GRPCMessage],
+                        into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws {
+        let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: recorder.player, clock: clock)
+        let recorded = call.cassetteRequest(metadata: metadata, messages: messages)
+        switch recorder.route(recorded) {
+        case .replay(let playback):
+            try await call.send(ReplayedCall.parts(of: playback), into: response)
+        case .unmatched(let diagnosis):
+            try await call.send(ReplayedCall.miss(diagnosis), into: response)
+        case .forward:
+            try await forward(recorded, descriptor: descriptor, options: options, into: response)
         }
     }
 

@@ -13,33 +13,6 @@ struct ReplayedCall: Sendable {
     let player: Player
     let clock: any Clock<Duration>
 
-    /// Reads the whole request, then plays the answer into `response` and finishes it.
-    func answer<Bytes: GRPCContiguousBytes & Sendable>(_ request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>,
-                                                        into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async {
-        do {
-            let (metadata, messages) = try await Self.collect(request)
-            try await send(play(cassetteRequest(metadata: metadata, messages: messages)), into: response)
-            response.finish()
-        } catch {
-            // The client gave up on its request, or was cancelled while it waited.
-            response.finish(throwing: error)
-        }
-    }
-
-    /// A call's whole request: its metadata and messages, once the client finished writing.
-    static func collect<Bytes: GRPCContiguousBytes & Sendable>(_ request: AsyncThrowingStream<RPCRequestPart<Bytes>, any Error>)
-        async throws -> (Metadata, [GRPCMessage]) {
-        var metadata = Metadata()
-        var messages: [GRPCMessage] = []
-        for try await part in request {
-            switch part {
-            case .metadata(let more): metadata.add(contentsOf: more)
-            case .message(let bytes): messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false))
-            }
-        }
-        return (metadata, messages)
-    }
-
     /// Sends each part after its wait. A deadline shorter than the answer ends the call with
     /// DEADLINE_EXCEEDED when it passes, as a real server's would.
     func send<Bytes: GRPCContiguousBytes & Sendable>(_ parts: [(Duration, RPCResponsePart<[UInt8]>)],

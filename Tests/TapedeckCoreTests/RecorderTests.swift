@@ -25,6 +25,15 @@ struct RecorderTests {
         #expect(!saved.interactions[0].response.headers.contains("Transfer-Encoding"))
     }
 
+    @Test("a first recording into a folder that does not exist yet makes the folder")
+    func missingFolderIsMade() throws {
+        let file = try makeTemporaryDirectory().appendingPathComponent("cassettes/nested/first.json")
+        let recorder = try Recorder(file: file, mode: .all)
+        try recorder.record(exchange(1))
+        try recorder.flush()
+        #expect(try CassetteCodec().load(file).interactions.count == 1)
+    }
+
     @Test("saves are coalesced: many interactions cost a few saves, never one per interaction")
     func linearSaving() throws {
         let file = try makeTemporaryDirectory().appendingPathComponent("many.json")
@@ -154,10 +163,14 @@ struct RecorderTests {
     func saveFailure() throws {
         let folder = try makeTemporaryDirectory()
         let file = folder.appendingPathComponent("sub/rec.json")
+        // A file where the cassette's folder goes: the folder cannot be made, the save fails.
+        let blocker = folder.appendingPathComponent("sub")
+        try Data("not a folder".utf8).write(to: blocker)
         let recorder = try Recorder(file: file, mode: .all, flushDelay: .seconds(30))
         try recorder.record(exchange(1))
         let error = try #require(throws: CassetteError.self) { try recorder.flush() }
         #expect(error.description.contains("sub/rec.json"))
+        try FileManager.default.removeItem(at: blocker)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try recorder.record(exchange(2))
         try recorder.flush()

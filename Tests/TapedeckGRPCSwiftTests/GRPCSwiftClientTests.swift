@@ -3,6 +3,8 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import TapedeckGRPC
 import TapedeckTestSupport
+import TapedeckGRPCTesting
+import TapedeckTesting
 import Testing
 
 /// grpc-swift 2, a gRPC client no one here wrote, against the `tapedeck` command (SPEC 12): the
@@ -132,5 +134,43 @@ import Testing
         #expect(try await calls(port: try replayingInProcessRecording.waitUntilListening()) == live)
         #expect(error.message == "no recording matched /demo.Greeter/SayHello; nearest #0 in \(cassette.path): "
                 + "recorded 8 bytes, received 8; first difference at byte 5", "\(error.message)")
+    }
+
+    /// The test helpers (`.cassette(...)` and `useCassette`) give a gRPC transport on the test's
+    /// cassette: recording through the live transport in a recording mode, replaying with the
+    /// test's own playback state otherwise, so unplayed calls are reported as requests are.
+    @Test func aTestCassetteRecordsAndReplaysGRPCCalls() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let upstreamPort = Int(upstream.authority.split(separator: ":").last!)!
+        let live = try await calls(port: upstreamPort)
+        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-grpc-trait-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let location = try CassetteLocation(name: "greeter", directory: directory, filePath: #filePath, environment: [:])
+
+        let recording = try TestCassette(location: location, mode: .all, environment: [:])
+        let recorded = try await TestCassette.$current.withValue(recording) {
+            try await calls(transport: try TestCassette.grpcTransport(
+                live: try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: upstreamPort), transportSecurity: .plaintext)))
+        }
+        #expect(recorded == live)
+        try recording.finish()
+
+        upstream.stop()
+        let replaying = try TestCassette(location: location, mode: .replay, environment: [:])
+        #expect(replaying.unplayedInteractions().count == 5)
+        var built = false
+        let replayed = try await TestCassette.$current.withValue(replaying) {
+            try await calls(transport: try TestCassette.grpcTransport(live: { () throws -> HTTP2ClientTransport.Posix in
+                built = true
+                return try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: upstreamPort), transportSecurity: .plaintext)
+            }()))
+        }
+        #expect(replayed == live)
+        #expect(!built, "no live transport is made when replaying")
+        #expect(replaying.unplayedInteractions().isEmpty, "the calls count as played")
+        #expect(throws: TestCassetteMissingTrait.self) {
+            try TestCassette.grpcTransport(live: try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: 1), transportSecurity: .plaintext))
+        }
     }
 }
