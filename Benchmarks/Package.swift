@@ -36,6 +36,7 @@ let package = Package(
                 .product(name: "Tapedeck", package: "Tapedeck"),
                 .product(name: "TapedeckGRPC", package: "Tapedeck"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCInProcessTransport", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
             ],
             path: "GRPCBenchmark"
