@@ -25,6 +25,16 @@ import Testing
         return result.text
     }
 
+    /// The WebSocket service behind TLS, with a certificate for 127.0.0.1 made for the test.
+    private func secureUpstream(in directory: URL) throws -> (ExampleUpstream, certificate: URL) {
+        let certificate = directory.appending(path: "cert.pem"), key = directory.appending(path: "key.pem")
+        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
+            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
+        #expect(made.status == 0, "\(made.output)")
+        return (try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path]), certificate)
+    }
+
     private func webSocketURL(_ base: String, _ path: String) -> String {
         base.replacingOccurrences(of: "http://", with: "ws://") + path
     }
@@ -185,12 +195,7 @@ import Testing
     @Test func theForwardProxyRecordsAWebSocketInsideAnInterceptedTLSTunnel() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appending(path: "cert.pem"), key = directory.appending(path: "key.pem")
-        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
-        #expect(made.status == 0, "\(made.output)")
-        let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path])
+        let (upstream, certificate) = try secureUpstream(in: directory)
         defer { upstream.stop() }
         let secure = "wss://\(upstream.authority)/secure"
         let file = directory.appending(path: "forward.json")
@@ -248,12 +253,7 @@ import Testing
     func chromiumSpeaksWebSocketOverHTTP2ByExtendedConnectThroughTheInterception() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appending(path: "cert.pem"), key = directory.appending(path: "key.pem")
-        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
-        #expect(made.status == 0, "\(made.output)")
-        let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path])
+        let (upstream, certificate) = try secureUpstream(in: directory)
         defer { upstream.stop() }
         // The page comes first (the service answers it 426, a page all the same), so the socket to
         // its origin rides the page's HTTP/2 connection to the proxy: extended CONNECT.

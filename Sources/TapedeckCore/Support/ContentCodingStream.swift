@@ -101,21 +101,7 @@ package final class ContentCodingStream {
     private func run(_ input: Data, flush: Int32) throws(ContentCodingError) -> Data {
         if ended { return Data() }
         var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var status: Int32 = Z_OK
-        input.withUnsafeBytes { bytes in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
-            stream.pointee.avail_in = uInt(bytes.count)
-            repeat {
-                chunk.withUnsafeMutableBytes { out in
-                    stream.pointee.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                    stream.pointee.avail_out = uInt(out.count)
-                    status = direction == .encode ? CZlib.deflate(stream, flush) : CZlib.inflate(stream, flush)
-                    output.append(out.bindMemory(to: UInt8.self).baseAddress!, count: out.count - Int(stream.pointee.avail_out))
-                }
-            } while status == Z_OK && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 || flush == Z_FINISH)
-            stream.pointee.next_in = nil
-        }
+        let status = ZlibPass.run(stream, direction == .encode ? .deflate : .inflate, input: input, flush: flush, into: &output)
         switch status {
         case Z_STREAM_END:
             ended = true

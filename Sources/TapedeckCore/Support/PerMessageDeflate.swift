@@ -188,7 +188,7 @@ package final class PerMessageDeflateCodec {
     package func compress(_ message: Data) -> Data? {
         guard let deflater else { return nil }
         var output = Data()
-        let status = Self.run(deflater, input: message, flush: Z_SYNC_FLUSH, limit: nil, into: &output) { deflate($0, $1) }
+        let status = ZlibPass.run(deflater, .deflate, input: message, flush: Z_SYNC_FLUSH, into: &output)
         guard status == Z_OK || status == Z_BUF_ERROR else { return nil }
         // zlib writes nothing when there was nothing to flush (an empty message after another):
         // RFC 7692 section 7.2.3.6 sends such a message as one empty stored block, a single 00.
@@ -201,9 +201,8 @@ package final class PerMessageDeflateCodec {
     /// The message in a compressed payload, up to `limit` bytes.
     package func decompress(_ payload: Data, limit: Int) throws(DecompressionError) -> Data {
         var output = Data()
-        let status = Self.run(inflater, input: payload + [0x00, 0x00, 0xFF, 0xFF], flush: Z_SYNC_FLUSH, limit: limit, into: &output) {
-            inflate($0, $1)
-        }
+        let status = ZlibPass.run(inflater, .inflate, input: payload + [0x00, 0x00, 0xFF, 0xFF], flush: Z_SYNC_FLUSH, limit: limit,
+                                  into: &output)
         if output.count > limit { throw .tooLarge(limit: limit) }
         guard status == Z_OK || status == Z_BUF_ERROR || status == Z_STREAM_END else { throw .corrupt(status: Int(status)) }
         if resetsInflater { inflateReset(inflater) }
@@ -216,27 +215,5 @@ package final class PerMessageDeflateCodec {
         case tooLarge(limit: Int)
         /// zlib found it malformed.
         case corrupt(status: Int)
-    }
-
-    /// Runs zlib over all of `input`, appending its output; stops once `limit` is passed.
-    private static func run(_ stream: UnsafeMutablePointer<z_stream>, input: Data, flush: Int32, limit: Int?, into output: inout Data,
-                            _ step: (UnsafeMutablePointer<z_stream>, Int32) -> Int32) -> Int32 {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        var status: Int32 = Z_OK
-        input.withUnsafeBytes { bytes in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
-            stream.pointee.avail_in = uInt(bytes.count)
-            repeat {
-                chunk.withUnsafeMutableBytes { out in
-                    stream.pointee.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                    stream.pointee.avail_out = uInt(out.count)
-                    status = step(stream, flush)
-                    output.append(out.bindMemory(to: UInt8.self).baseAddress!, count: out.count - Int(stream.pointee.avail_out))
-                }
-                if let limit, output.count > limit { break }
-            } while status == Z_OK && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0)
-            stream.pointee.next_in = nil
-        }
-        return status
     }
 }

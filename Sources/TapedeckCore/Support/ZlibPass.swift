@@ -1,0 +1,35 @@
+import CZlib
+import Foundation
+
+/// One pass of zlib over some input: the loop every zlib user here shares (content codings,
+/// `permessage-deflate`), feeding `input` and collecting output in pieces until zlib has nothing
+/// more to give for this flush.
+enum ZlibPass {
+    /// Whether to compress or decompress.
+    enum Step {
+        case deflate, inflate
+    }
+
+    /// Runs `step` over all of `input` with `flush`, appending the output to `output`; stops early
+    /// once the output is past `limit`. Returns zlib's last status.
+    static func run(_ stream: UnsafeMutablePointer<z_stream>, _ step: Step, input: Data, flush: Int32, limit: Int? = nil,
+                    into output: inout Data) -> Int32 {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var status: Int32 = Z_OK
+        input.withUnsafeBytes { bytes in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: bytes.bindMemory(to: Bytef.self).baseAddress)
+            stream.pointee.avail_in = uInt(bytes.count)
+            repeat {
+                chunk.withUnsafeMutableBytes { out in
+                    stream.pointee.next_out = out.bindMemory(to: Bytef.self).baseAddress
+                    stream.pointee.avail_out = uInt(out.count)
+                    status = step == .deflate ? deflate(stream, flush) : inflate(stream, flush)
+                    output.append(out.bindMemory(to: UInt8.self).baseAddress!, count: out.count - Int(stream.pointee.avail_out))
+                }
+                if let limit, output.count > limit { break }
+            } while status == Z_OK && (stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 || flush == Z_FINISH)
+            stream.pointee.next_in = nil
+        }
+        return status
+    }
+}
