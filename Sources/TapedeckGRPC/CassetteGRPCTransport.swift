@@ -69,21 +69,34 @@ public final class CassetteGRPCTransport: ClientTransport {
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
-        let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
-        defer { response.continuation.finish() }
         let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: player, clock: clock)
-        let request = RequestWriter<Bytes>(response: response.continuation) { metadata, messages in
-            try await call.send(call.play(call.cassetteRequest(metadata: metadata, messages: messages)), into: response.continuation)
+        return try await withAnsweredStream(descriptor: descriptor, peer: "in-process:tapedeck", closure) { metadata, messages, response in
+            try await call.send(call.play(call.cassetteRequest(metadata: metadata, messages: messages)), into: response)
         }
-        let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
-                               outbound: RPCWriter.Closable(wrapping: request))
-        return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: "in-process:tapedeck", localPeer: "in-process:tapedeck"))
     }
 
     /// Puts playback and stub scenarios back to the start.
     public func reset() {
         player.reset()
     }
+}
+
+/// Runs `closure` on a call whose request is collected whole and whose response `answer` writes,
+/// once the client has finished writing: the stream both in-process transports give a client.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+func withAnsweredStream<Bytes: GRPCContiguousBytes & Sendable, T: Sendable>(
+    descriptor: MethodDescriptor, peer: String,
+    _ closure: (RPCStream<RPCAsyncSequence<RPCResponsePart<Bytes>, any Error>, RPCWriter<RPCRequestPart<Bytes>>.Closable>, ClientContext) async throws -> T,
+    answer: @escaping @Sendable (Metadata, [GRPCMessage], AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws -> Void
+) async throws -> T {
+    let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
+    defer { response.continuation.finish() }
+    let request = RequestWriter<Bytes>(response: response.continuation) { metadata, messages in
+        try await answer(metadata, messages, response.continuation)
+    }
+    let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
+                           outbound: RPCWriter.Closable(wrapping: request))
+    return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: peer, localPeer: peer))
 }
 
 /// The client's side of a call's request: collects its metadata and messages and, once the

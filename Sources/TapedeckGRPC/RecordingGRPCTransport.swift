@@ -69,15 +69,9 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
-        let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
-        defer { response.continuation.finish() }
-        let request = RequestWriter<Bytes>(response: response.continuation) { [self] metadata, messages in
-            try await answer(descriptor: descriptor, options: options, metadata: metadata, messages: messages, into: response.continuation)
+        try await withAnsweredStream(descriptor: descriptor, peer: "in-process:tapedeck-recording", closure) { [self] metadata, messages, response in
+            try await answer(descriptor: descriptor, options: options, metadata: metadata, messages: messages, into: response)
         }
-        let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
-                               outbound: RPCWriter.Closable(wrapping: request))
-        return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: "in-process:tapedeck-recording",
-                                                       localPeer: "in-process:tapedeck-recording"))
     }
 
     /// Writes everything recorded so far to disk now.
@@ -107,7 +101,7 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
         let upstream = recorder.requestForUpstream(recorded)
         let start = ContinuousClock.now
         try await live.withStream(descriptor: descriptor, options: options) { stream, _ in
-            try await stream.outbound.write(.metadata(ReplayedCall.metadata(upstream.headers)))
+            try await stream.outbound.write(.metadata(Metadata(headers: upstream.headers)))
             for message in GRPCMessage.split(upstream.body.data) ?? [] {
                 try await stream.outbound.write(.message(Bytes([UInt8](message.bytes))))
             }
@@ -135,27 +129,15 @@ struct GRPCAnswer {
 
     func interaction(request: CassetteRequest, status: Status, trailing: Metadata, totalMs: Double) -> Interaction {
         var headers: HeaderList = ["content-type": "application/grpc"]
-        Self.append(metadata, to: &headers)
+        headers.append(metadata)
         var trailers: HeaderList = ["grpc-status": String(status.code.rawValue)]
         if !status.message.isEmpty { trailers.append(name: "grpc-message", value: GRPCStatusText.percentEncoded(status.message)) }
-        Self.append(trailing, to: &trailers)
+        trailers.append(trailing)
         let body = Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
         var interaction = Interaction(recordedAt: Timestamp.now(), request: request,
                                       response: CassetteResponse(status: 200, headers: headers, body: body, trailers: trailers),
                                       timing: Timing(firstByteMs: totalMs, totalMs: totalMs))
         interaction.httpVersion = "2"
         return interaction
-    }
-
-    /// Metadata as headers (binary values in base64, as on the wire), leaving out what the
-    /// transport passes on of HTTP/2's own (`:status`) and the names written already.
-    static func append(_ metadata: Metadata, to headers: inout HeaderList) {
-        let written = Set(headers.map { $0.name.lowercased() })
-        for (key, value) in metadata where !key.hasPrefix(":") && !written.contains(key.lowercased()) {
-            switch value {
-            case .string(let text): headers.append(name: key, value: text)
-            case .binary(let bytes): headers.append(name: key, value: Data(bytes).base64EncodedString())
-            }
-        }
     }
 }

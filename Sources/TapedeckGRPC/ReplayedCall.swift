@@ -34,12 +34,7 @@ struct ReplayedCall: Sendable {
     /// metadata as headers (binary values in base64, as on the wire), the messages framed.
     func cassetteRequest(metadata: Metadata, messages: [GRPCMessage]) -> CassetteRequest {
         var headers: HeaderList = ["content-type": "application/grpc", "te": "trailers"]
-        for (key, value) in metadata {
-            switch value {
-            case .string(let text): headers.append(name: key, value: text)
-            case .binary(let bytes): headers.append(name: key, value: Data(bytes).base64EncodedString())
-            }
-        }
+        headers.append(metadata)
         return CassetteRequest(method: "POST", url: "/" + descriptor.fullyQualifiedMethod, headers: headers,
                                body: Body(GRPCMessage.frame(messages), style: .grpc))
     }
@@ -73,33 +68,13 @@ struct ReplayedCall: Sendable {
         let trailers = trailersOnly ? response.headers : (response.trailers ?? HeaderList())
         let code = trailers["grpc-status"].flatMap(Int.init).flatMap(Status.Code.init(rawValue:)) ?? .unknown
         let status = RPCResponsePart<[UInt8]>.status(Status(code: code, message: trailers["grpc-message"].map(GRPCStatusText.percentDecoded) ?? ""),
-                                                     metadata(trailers))
+                                                     Metadata(headers: trailers))
         if trailersOnly { return [(playback.delay.total, status)] }
-        var parts: [(Duration, RPCResponsePart<[UInt8]>)] = [(playback.delay.head, .metadata(metadata(response.headers)))]
+        var parts: [(Duration, RPCResponsePart<[UInt8]>)] = [(playback.delay.head, .metadata(Metadata(headers: response.headers)))]
         for message in GRPCMessage.split(interaction.responseBodyData) ?? [] { parts.append((.zero, .message([UInt8](message.bytes)))) }
         parts.append((max(.zero, playback.delay.total - playback.delay.head), status))
         return parts
     }
-
-    /// Headers as metadata, without those gRPC and HTTP keep for themselves.
-    static func metadata(_ headers: HeaderList) -> Metadata {
-        var metadata = Metadata()
-        for field in headers {
-            let name = field.name.lowercased()
-            guard !reserved.contains(name) else { continue }
-            if name.hasSuffix("-bin"), let bytes = Data(base64Encoded: field.value) {
-                metadata.addBinary([UInt8](bytes), forKey: name)
-            } else {
-                metadata.addString(field.value, forKey: name)
-            }
-        }
-        return metadata
-    }
-
-    private static let reserved: Set<String> = [
-        "content-type", "content-length", "te", "grpc-status", "grpc-message", "grpc-encoding", "grpc-accept-encoding",
-        "grpc-status-details-bin", "tapedeck-error",
-    ]
 }
 
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
