@@ -127,9 +127,13 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     /// Errors of the frame decoder: a frame over the size limit is 1009, any other malformed frame
-    /// (a control frame over 125 bytes or fragmented) 1002.
+    /// (a control frame over 125 bytes or fragmented) 1002. Any other error (the connection's own)
+    /// is passed on and closes this connection: the conversation handlers behind need no rule of their own.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let error = error as? NIOWebSocketError else { return context.fireErrorCaught(error) }
+        guard let error = error as? NIOWebSocketError else {
+            context.fireErrorCaught(error)
+            return context.close(promise: nil)
+        }
         switch error {
         case .invalidFrameLength:
             fail(Violation(code: 1009, reason: "a frame over \(maxMessageSize) bytes"), context: context)

@@ -42,11 +42,6 @@ final class WebSocketPlayer: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A protocol violation was answered by the reader, which closes the connection.
-        if !(error is WebSocketMessageReader.Violation) { context.close(promise: nil) }
-    }
-
     private func end() {
         guard !hasEnded else { return }
         hasEnded = true

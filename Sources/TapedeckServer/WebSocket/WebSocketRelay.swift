@@ -7,6 +7,8 @@ import TapedeckCore
 /// side closed; then handed to `finished` once.
 final class WebSocketTranscript {
     private(set) var messages: [WebSocketMessage] = []
+    /// The sides that sent a close.
+    private var closedSides: Set<WebSocketMessage.Side> = []
     private let start: NIODeadline
     private var finished: ((WebSocketTranscript) -> Void)?
 
@@ -18,15 +20,11 @@ final class WebSocketTranscript {
     func note(_ content: WebSocketMessage.Content, from side: WebSocketMessage.Side) {
         let atMs = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
         messages.append(WebSocketMessage(from: side, atMs: (atMs * 1000).rounded() / 1000, content: content))
+        if case .close = content { closedSides.insert(side) }
     }
 
     /// Whether both sides sent a close (the closing handshake is over).
-    var bothClosed: Bool {
-        Set(messages.compactMap { message -> WebSocketMessage.Side? in
-            if case .close = message.content { return message.from }
-            return nil
-        }).count == 2
-    }
+    var bothClosed: Bool { closedSides.count == 2 }
 
     func finish() {
         finished?(self)
@@ -85,11 +83,6 @@ final class WebSocketRelay: ChannelInboundHandler, RemovableChannelHandler {
         partner?.send(.close(code: 1001, reason: "the other side went away"))
         end()
         context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A protocol violation was answered by this side's reader, which closes its connection.
-        if !(error is WebSocketMessageReader.Violation) { context.close(promise: nil) }
     }
 
     private func send(_ content: WebSocketMessage.Content) {
