@@ -80,7 +80,6 @@ actor ReplayedWebSocket: WebSocketConnection {
     private let clock: any Clock<Duration>
 
     init(_ conversation: WebSocketConversation, clock: any Clock<Duration>) {
-        self.conversation = conversation
         self.clock = clock
         var started = conversation
         queue = started.start()
