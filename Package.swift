@@ -66,6 +66,8 @@ let package = Package(
         // grpc-swift 2: GRPCCore for TapedeckGRPC (the GRPC trait); the NIO transport only for tests, as a real client.
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        // Only for tests: the runtime of the committed generated client (Tests/TapedeckGRPCSwiftTests/Generated).
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
     ],
     targets: [
         // zlib, for gzip and deflate bodies: the system library, no SwiftNIO.
@@ -240,6 +242,8 @@ let package = Package(
                 "TapedeckTestSupport",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
     ]
