@@ -22,7 +22,11 @@ let tooling: TargetDependencyCondition? = .when(traits: ["Tooling"])
 let asyncHTTPClient: TargetDependencyCondition? = .when(traits: ["AsyncHTTPClient"])
 /// Uses that only `TapedeckOpenAPI` needs.
 let openAPI: TargetDependencyCondition? = .when(traits: ["OpenAPI"])
+/// Uses that only `TapedeckGRPC` needs.
 let grpc: TargetDependencyCondition? = .when(traits: ["GRPC"])
+/// Uses of SwiftNIO shared by the servers and `TapedeckAsyncHTTPClient` (`TapedeckNIO`): both
+/// traits turn this one on.
+let swiftNIO: TargetDependencyCondition? = .when(traits: ["SwiftNIO"])
 
 let package = Package(
     name: "Tapedeck",
@@ -41,9 +45,12 @@ let package = Package(
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
     ],
     traits: [
-        .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser."),
+        .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser.",
+               enabledTraits: ["SwiftNIO"]),
         .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import, descriptor sets): Yams, swift-protobuf."),
-        .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO."),
+        .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO.",
+               enabledTraits: ["SwiftNIO"]),
+        .trait(name: "SwiftNIO", description: "TapedeckNIO, the SwiftNIO parts the servers and TapedeckAsyncHTTPClient share (on with either)."),
         .trait(name: "OpenAPI", description: "TapedeckOpenAPI: swift-openapi-runtime."),
         .trait(name: "GRPC", description: "TapedeckGRPC: grpc-swift 2's GRPCCore (macOS 15, iOS 18 and matching)."),
         .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI", "GRPC"]),
@@ -108,11 +115,28 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
             ]
         ),
-        // Replaying and recording clients for code written against AsyncHTTPClient.
+        // SwiftNIO parts shared by the servers and TapedeckAsyncHTTPClient: upstream sockets and the
+        // WebSocket client upgrade and message reader.
+        .target(
+            name: "TapedeckNIO",
+            dependencies: [
+                "TapedeckCore",
+                .product(name: "NIOCore", package: "swift-nio", condition: swiftNIO),
+                .product(name: "NIOPosix", package: "swift-nio", condition: swiftNIO),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: swiftNIO),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: swiftNIO),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: swiftNIO),
+            ]
+        ),
+        // Replaying and recording clients for code written against AsyncHTTPClient, and the live
+        // WebSocket connector on SwiftNIO.
         .target(
             name: "TapedeckAsyncHTTPClient",
             dependencies: [
                 "Tapedeck",
+                "TapedeckNIO",
+                .product(name: "NIOPosix", package: "swift-nio", condition: asyncHTTPClient),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: asyncHTTPClient),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: asyncHTTPClient),
                 .product(name: "NIOCore", package: "swift-nio", condition: asyncHTTPClient),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: asyncHTTPClient),
@@ -144,6 +168,7 @@ let package = Package(
             name: "TapedeckServer",
             dependencies: [
                 "TapedeckCore",
+                "TapedeckNIO",
                 "CAllocatorTuning",
                 "CSignalPipe",
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
@@ -197,6 +222,7 @@ let package = Package(
                 "TapedeckTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "TapedeckOpenAPITests", dependencies: ["TapedeckOpenAPI", "TapedeckTestSupport"]),
@@ -206,6 +232,7 @@ let package = Package(
             name: "TapedeckServerTests",
             dependencies: [
                 "TapedeckServer",
+                "TapedeckNIO",
                 "Tapedeck",
                 "TapedeckTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

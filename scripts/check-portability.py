@@ -19,7 +19,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["Sources/TapedeckCore", "Sources/Tapedeck", "Sources/TapedeckTesting", "Sources/TapedeckOpenAPI",
-           "Sources/TapedeckAsyncHTTPClient", "Sources/TapedeckGRPC", "Sources/TapedeckGRPCTesting",
+           "Sources/TapedeckAsyncHTTPClient", "Sources/TapedeckNIO", "Sources/TapedeckGRPC", "Sources/TapedeckGRPCTesting",
            "Examples/APIClient/Sources"]
 PLATFORM_FILE = "Sources/TapedeckCore/Platform/SystemCalls.swift"
 GUARDED_MODULES = ["Glibc", "Musl", "Darwin", "FoundationNetworking", "Testing", "XCTest", "ObjectiveC"]

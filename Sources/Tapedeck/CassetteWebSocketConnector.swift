@@ -38,18 +38,12 @@ public final class CassetteWebSocketConnector: WebSocketConnector {
     /// - Throws: ``UnmatchedRequestError`` when nothing matches; ``WebSocketHandshakeError`` when what
     ///   matches is not a WebSocket conversation.
     public func connect(_ request: HTTPRequest) async throws -> any WebSocketConnection {
-        var handshake = request
-        handshake.scheme = handshake.scheme.map(WebSocketMessage.handshakeScheme)
-        let recorded = CassetteRequest(handshake, body: nil)
-        switch player.play(recorded) {
+        let handshake = CassetteRequest(webSocketHandshake: request)
+        switch player.play(handshake) {
         case .unmatched(let diagnosis):
             throw UnmatchedRequestError(diagnosis: diagnosis)
         case .played(let playback):
-            guard let conversation = playback.conversation else {
-                throw WebSocketHandshakeError(url: recorded.url, status: playback.interaction.response.status)
-            }
-            try await wait(playback.delay.head, on: clock)
-            return ReplayedWebSocket(conversation, clock: clock)
+            return try await ReplayedWebSocket.open(playback, handshake: handshake, clock: clock)
         }
     }
 
@@ -69,37 +63,50 @@ public struct WebSocketHandshakeError: Error, CustomStringConvertible, Sendable 
     public var description: String { "\(url) was answered \(status), not with a WebSocket conversation" }
 }
 
-/// A replayed conversation: the actions of ``WebSocketConversation`` as a queue of server
+extension CassetteRequest {
+    /// A WebSocket opening handshake as the cassette keeps it: `ws` and `wss` recorded as `http`
+    /// and `https`, as the servers record them.
+    init(webSocketHandshake request: HTTPRequest) {
+        var handshake = request
+        handshake.scheme = handshake.scheme.map(WebSocketMessage.handshakeScheme)
+        self.init(handshake, body: nil)
+    }
+}
+
+/// A replayed conversation: the actions of ``WebSocketConversation`` as an inbox of server
 /// messages, each handed to ``receive()`` after its delay.
 actor ReplayedWebSocket: WebSocketConnection {
     private var conversation: WebSocketConversation
-    private var queue: [WebSocketConversation.Action] = []
-    /// Callers of ``receive()`` waiting for the next action.
-    private var waiting: [CheckedContinuation<WebSocketConversation.Action, Never>] = []
+    private let inbox = WebSocketInbox<WebSocketConversation.Action>()
     private var closed: WebSocketClosedError?
     private let clock: any Clock<Duration>
 
-    init(_ conversation: WebSocketConversation, clock: any Clock<Duration>) {
+    private init(_ conversation: WebSocketConversation, clock: any Clock<Duration>) {
         self.clock = clock
         var started = conversation
-        queue = started.start()
+        for action in started.start() { inbox.deliver(action) }
         self.conversation = started
+    }
+
+    /// The conversation `playback` holds, once its handshake's delay has passed.
+    ///
+    /// - Throws: ``WebSocketHandshakeError`` when what matched `handshake` is not a WebSocket conversation.
+    static func open(_ playback: Playback, handshake: CassetteRequest, clock: any Clock<Duration>) async throws -> ReplayedWebSocket {
+        guard let conversation = playback.conversation else {
+            throw WebSocketHandshakeError(url: handshake.url, status: playback.interaction.response.status)
+        }
+        try await wait(playback.delay.head, on: clock)
+        return ReplayedWebSocket(conversation, clock: clock)
     }
 
     func send(_ message: WebSocketMessage.Content) async throws {
         if let closed { throw closed }
-        enqueue(conversation.received(message))
+        for action in conversation.received(message) { inbox.deliver(action) }
     }
 
     func receive() async throws -> WebSocketMessage.Content {
         if let closed { throw closed }
-        let action: WebSocketConversation.Action
-        if queue.isEmpty {
-            action = await withCheckedContinuation { waiting.append($0) }
-        } else {
-            action = queue.removeFirst()
-        }
-        switch action {
+        switch await inbox.next() {
         case .send(let content, let after):
             try await wait(after, on: clock)
             return content
@@ -112,17 +119,7 @@ actor ReplayedWebSocket: WebSocketConnection {
 
     func close(code: UInt16, reason: String) async throws {
         guard closed == nil else { return }
-        enqueue(conversation.received(.close(code: code, reason: reason)))
+        for action in conversation.received(.close(code: code, reason: reason)) { inbox.deliver(action) }
         closed = WebSocketClosedError(code: code, reason: reason)
-    }
-
-    private func enqueue(_ actions: [WebSocketConversation.Action]) {
-        for action in actions {
-            if waiting.isEmpty {
-                queue.append(action)
-            } else {
-                waiting.removeFirst().resume(returning: action)
-            }
-        }
     }
 }

@@ -20,6 +20,13 @@ public protocol WebSocketConnection: Sendable {
     func receive() async throws -> WebSocketMessage.Content
     /// Closes the conversation with a code (1000 when it ended normally) and a reason.
     func close(code: UInt16, reason: String) async throws
+    /// The server's answer to the opening handshake (101 and its headers) where the connection
+    /// knows it; a recording keeps its headers. Nil by default.
+    var handshakeResponse: HTTPResponse? { get }
+}
+
+extension WebSocketConnection {
+    public var handshakeResponse: HTTPResponse? { nil }
 }
 
 /// A receive or send on a conversation that was closed.
@@ -28,6 +35,12 @@ public struct WebSocketClosedError: Error, CustomStringConvertible, Sendable {
     public let code: UInt16?
     /// The close reason.
     public let reason: String
+
+    /// A conversation closed with `code` (nil when the close frame had none) and `reason`.
+    public init(code: UInt16?, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
 
     public var description: String {
         "the WebSocket conversation was closed" + (code.map { " with \($0)" } ?? "") + (reason.isEmpty ? "" : ": \(reason)")

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOWebSocket
 import TapedeckCore
+import TapedeckNIO
 @testable import TapedeckServer
 import Testing
 

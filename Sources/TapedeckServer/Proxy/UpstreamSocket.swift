@@ -1,30 +1,6 @@
 import NIOCore
-import NIOPosix
 import NIOSSL
-
-/// Opens a TCP connection to an upstream on a given event loop: no Nagle delay, a connect
-/// timeout, TLS (with SNI for host names) when a context is given, then the handlers the caller adds.
-enum UpstreamSocket {
-    /// Connects to `host:port` on `eventLoop`; `addHandlers` runs on the new channel after TLS.
-    static func connect(host: String, port: Int, tls: NIOSSLContext?, timeout: TimeAmount = .seconds(10), on eventLoop: any EventLoop,
-                        addHandlers: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void = { _ in })
-        -> EventLoopFuture<any Channel> {
-        ClientBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let operations = channel.pipeline.syncOperations
-                    if let tls {
-                        let serverName = IPAddressBytes(host) == nil ? host : nil
-                        try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
-                    }
-                    try addHandlers(operations)
-                }
-            }
-            .connect(host: host, port: port)
-    }
-}
+import TapedeckNIO
 
 /// How the recording proxy opens a connection to an upstream: a socket (``socket``), or in tests a
 /// channel the test holds (an `EmbeddedChannel` standing for the live service), so a recording

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import TapedeckCore
+import TapedeckNIO
 
 /// `CONNECT` tunnels, relays and WebSocket upgrades: what happens to a connection once it stops
 /// being plain HTTP request/response.

@@ -5,6 +5,7 @@ import NIOSSL
 import NIOTLS
 import NIOWebSocket
 import TapedeckCore
+import TapedeckNIO
 
 /// Builds the handlers of a connection, and rebuilds them inside an intercepted TLS tunnel.
 enum ServerPipeline {

@@ -9,19 +9,20 @@ import TapedeckCore
 /// given as one frame (compressed when the extension was agreed).
 ///
 /// Behind it in the pipeline, a handler reads and writes ``WebSocketMessage/Content`` only
-/// (the replay server's ``WebSocketPlayer``, the recording proxy's ``WebSocketRelay``).
-final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias InboundOut = WebSocketMessage.Content
-    typealias OutboundIn = WebSocketMessage.Content
-    typealias OutboundOut = WebSocketFrame
+/// (the replay server's `WebSocketPlayer`, the recording proxy's `WebSocketRelay`, the
+/// connector's `NIOWebSocketConnection`).
+package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = WebSocketFrame
+    package typealias InboundOut = WebSocketMessage.Content
+    package typealias OutboundIn = WebSocketMessage.Content
+    package typealias OutboundOut = WebSocketFrame
 
     /// A peer that broke the protocol, as the event this handler sends on before closing.
-    struct Violation: Error, Hashable {
+    package struct Violation: Error, Hashable {
         /// The close code sent: 1002 protocol error, 1007 invalid text, 1009 too big.
-        var code: UInt16
+        package var code: UInt16
         /// What the peer did.
-        var reason: String
+        package var reason: String
     }
 
     /// Whether the peer is the client: its frames must be masked and ours are not (and the other way round).
@@ -35,13 +36,13 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
     /// Set once the peer broke the protocol: nothing more is read from it.
     private var hasFailed = false
 
-    init(peerIsClient: Bool, maxMessageSize: Int, deflate: PerMessageDeflateCodec? = nil) {
+    package init(peerIsClient: Bool, maxMessageSize: Int, deflate: PerMessageDeflateCodec? = nil) {
         self.peerIsClient = peerIsClient
         self.maxMessageSize = maxMessageSize
         self.deflate = deflate
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !hasFailed else { return }
         let frame = unwrapInboundIn(data)
         if frame.rsv2 || frame.rsv3 {
@@ -129,7 +130,7 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
     /// Errors of the frame decoder: a frame over the size limit is 1009, any other malformed frame
     /// (a control frame over 125 bytes or fragmented) 1002. Any other error (the connection's own)
     /// is passed on and closes this connection: the conversation handlers behind need no rule of their own.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let error = error as? NIOWebSocketError else {
             context.fireErrorCaught(error)
             return context.close(promise: nil)
@@ -153,7 +154,7 @@ final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChannelHandle
         context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         context.write(wrapOutboundOut(frame(for: unwrapOutboundIn(data), allocator: context.channel.allocator)), promise: promise)
     }
 
