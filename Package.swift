@@ -219,6 +219,7 @@ let package = Package(
             name: "TapedeckAsyncHTTPClientTests",
             dependencies: [
                 "TapedeckAsyncHTTPClient",
+                "TapedeckTesting",
                 "TapedeckTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

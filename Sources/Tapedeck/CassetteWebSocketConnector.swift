@@ -27,9 +27,14 @@ public final class CassetteWebSocketConnector: WebSocketConnector {
     }
 
     /// Replays a cassette already in memory (an empty one, `Cassette()`, to serve stubs only).
-    public init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
-                clock: any Clock<Duration> = ContinuousClock()) {
-        player = Player(cassette: cassette, name: name, options: options, stubs: stubs)
+    public convenience init(cassette: Cassette, name: String = "cassette", options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
+                            clock: any Clock<Duration> = ContinuousClock()) {
+        self.init(player: Player(cassette: cassette, name: name, options: options, stubs: stubs), clock: clock)
+    }
+
+    /// Plays on a player another connector holds (a test cassette's), sharing its positions.
+    package init(player: Player, clock: any Clock<Duration> = ContinuousClock()) {
+        self.player = player
         self.clock = clock
     }
 

@@ -23,15 +23,21 @@ public final class RecordingWebSocketConnector: WebSocketConnector {
     ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
     ///   - options: matching, latency and secrets, as for ``RecordingConnector``.
     ///   - clock: what replayed conversations wait on.
-    public init(live: any WebSocketConnector, cassette: URL, mode: RecordMode = .newEpisodes,
-                redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),
-                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [],
-                environment: [String: String] = ProcessInfo.processInfo.environment,
-                clock: any Clock<Duration> = ContinuousClock()) throws {
+    public convenience init(live: any WebSocketConnector, cassette: URL, mode: RecordMode = .newEpisodes,
+                            redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),
+                            hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [],
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            clock: any Clock<Duration> = ContinuousClock()) throws {
+        self.init(live: live, recorder: try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
+                                                     redaction: redaction, playback: options, hooks: hooks, stubs: stubs),
+                  clock: clock)
+    }
+
+    /// Records into a cassette another connector holds (a test cassette's recording connector).
+    package init(live: any WebSocketConnector, recorder: Recorder, clock: any Clock<Duration> = ContinuousClock()) {
         self.live = live
+        self.recorder = recorder
         self.clock = clock
-        self.recorder = try Recorder(file: cassette, mode: RecordMode.fromEnvironment(environment, default: mode),
-                                     redaction: redaction, playback: options, hooks: hooks, stubs: stubs)
     }
 
     /// The mode in force after `TAPEDECK_MODE`.

@@ -4,6 +4,7 @@ import NIOSSL
 import Tapedeck
 import TapedeckAsyncHTTPClient
 import TapedeckTestSupport
+import TapedeckTesting
 import Testing
 
 /// The WebSocket connectors over real sockets: ``NIOWebSocketConnector`` against Python's
@@ -165,5 +166,46 @@ import Testing
         #expect(try await off.receive() == .text("welcome /chat"))
         try await off.send(.text("goodbye"))
         #expect(try await off.receive() == .close(code: 1008, reason: #"expected client text "hello""#))
+    }
+
+    /// The test helpers (`.cassette(...)` and `useCassette`) give a WebSocket connector on the
+    /// test's cassette: recording through the live connector in a recording mode, replaying with
+    /// the test's own playback state otherwise, so an unplayed conversation is reported.
+    @Test func aTestCassetteRecordsAndReplaysConversations() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let directory = try Self.temporaryDirectory("ws-trait")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let location = try CassetteLocation(name: "chat", directory: directory, filePath: #filePath, environment: [:])
+        let talk: @Sendable (any WebSocketConnector) async throws -> [WebSocketMessage.Content] = { connector in
+            let chat = try await connector.connect(Self.handshake(upstream.authority, "/trait"))
+            var heard = [try await chat.receive()]
+            try await chat.send(.text("hi"))
+            heard.append(try await chat.receive())
+            try await chat.close(code: 1000, reason: "done")
+            return heard
+        }
+
+        let recording = try TestCassette(location: location, mode: .all, environment: [:])
+        let recorded = try await TestCassette.$current.withValue(recording) {
+            try await talk(try TestCassette.webSocketConnector(live: NIOWebSocketConnector()))
+        }
+        #expect(recorded == [.text("welcome /trait"), .text("echo hi")])
+        try recording.finish()
+
+        upstream.stop()
+        let replaying = try TestCassette(location: location, mode: .replay, environment: [:])
+        #expect(replaying.unplayedInteractions().count == 1)
+        var built = false
+        let replayed = try await TestCassette.$current.withValue(replaying) {
+            try await talk(try TestCassette.webSocketConnector(live: { () -> any WebSocketConnector in
+                built = true
+                return NIOWebSocketConnector()
+            }()))
+        }
+        #expect(replayed == recorded)
+        #expect(!built, "no live connector is made when replaying")
+        #expect(replaying.unplayedInteractions().isEmpty, "the conversation counts as played")
+        #expect(throws: TestCassetteMissingTrait.self) { try TestCassette.webSocketConnector(live: NIOWebSocketConnector()) }
     }
 }
