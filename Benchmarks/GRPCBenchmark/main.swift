@@ -107,6 +107,13 @@ defer { try? FileManager.default.removeItem(at: folder) }
 let cassette = folder.appendingPathComponent("greeter.json")
 try Data(cassetteText.utf8).write(to: cassette)
 
+// `--profile-in-process`: only the in-process calls, no server, for a profiler
+// (`valgrind --tool=callgrind tapedeck-grpc-bench --tapedeck - --profile-in-process --calls 2000`).
+if arguments.contains("--profile-in-process") {
+    print(String(format: "in process %.1f µs/call", try await microsecondsPerCall(CassetteGRPCTransport(cassette: cassette), calls: calls)))
+    exit(0)
+}
+
 // The replay server, on a free port; its first line names it.
 let server = Process()
 server.executableURL = URL(fileURLWithPath: tapedeck)
