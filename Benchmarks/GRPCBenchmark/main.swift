@@ -107,10 +107,15 @@ defer { try? FileManager.default.removeItem(at: folder) }
 let cassette = folder.appendingPathComponent("greeter.json")
 try Data(cassetteText.utf8).write(to: cassette)
 
-// `--profile-in-process`: only the in-process calls, no server, for a profiler
-// (`valgrind --tool=callgrind tapedeck-grpc-bench --tapedeck - --profile-in-process --calls 2000`).
+// `--profile-in-process` and `--profile-stream`: only the in-process calls (through GRPCClient, or
+// the transport's stream alone), no server, for a profiler
+// (`perf record -g tapedeck-grpc-bench --tapedeck - --profile-stream --calls 50000`).
 if arguments.contains("--profile-in-process") {
     print(String(format: "in process %.1f µs/call", try await microsecondsPerCall(CassetteGRPCTransport(cassette: cassette), calls: calls)))
+    exit(0)
+}
+if arguments.contains("--profile-stream") {
+    print(String(format: "the transport's stream alone %.1f µs/call", try await microsecondsPerStream(CassetteGRPCTransport(cassette: cassette), calls: calls)))
     exit(0)
 }
 
