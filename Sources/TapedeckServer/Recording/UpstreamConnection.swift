@@ -154,7 +154,7 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
         isReusable = false
         let exchange = self.exchange
         self.exchange = nil
-        exchange?.failed(.broken(error))
+        exchange?.upstreamFailed(error)
         context.close(promise: nil)
     }
 }

@@ -218,13 +218,23 @@ final class UpstreamExchange {
     /// The upstream closed the connection: sends the request again when that happened on a kept
     /// connection before any answer, fails the exchange otherwise.
     func upstreamClosed() {
-        if case .waiting = state, let retry {
-            self.retry = nil
-            connection = nil
-            retry()
-            return
-        }
-        failed(.closedEarly)
+        if !retriedUnanswered() { failed(.closedEarly) }
+    }
+
+    /// The upstream connection (or stream) failed: sends the request again when that happened on a
+    /// kept connection before any answer (a reset, a stream refused after `GOAWAY`), fails the
+    /// exchange otherwise.
+    func upstreamFailed(_ error: any Error) {
+        if !retriedUnanswered() { failed(.broken(error)) }
+    }
+
+    /// Runs ``retry`` when there is one and nothing was answered yet; whether it did.
+    private func retriedUnanswered() -> Bool {
+        guard case .waiting = state, let retry else { return false }
+        self.retry = nil
+        connection = nil
+        retry()
+        return true
     }
 
     /// Answers 502 or 504 when nothing was sent yet, closes the client connection otherwise;

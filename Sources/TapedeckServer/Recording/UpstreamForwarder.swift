@@ -79,21 +79,31 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// Sends the request on a new stream of the HTTP/2 connection the client connection's streams
-    /// share; over HTTP/1.1 when the upstream turns out not to speak HTTP/2.
+    /// share; over HTTP/1.1 when the upstream turns out not to speak HTTP/2. A kept connection the
+    /// upstream is closing (its `GOAWAY`, or an idle close) may refuse the stream or end it before
+    /// any answer: the connection is retired and the request goes again, once, on a new one, as
+    /// over HTTP/1.1.
     private func forwardOverHTTP2(_ head: HTTPRequestHead, body: ByteBuffer, to origin: UpstreamOrigin, exchange: UpstreamExchange,
                                   sink: ResponseSink) {
         let (http2TLS, connectTimeout, loop, dialer) = (http2TLS, connectTimeout, sink.eventLoop, dialer)
         let scope = sink.scope
-        let connection = scope.http2Upstream(for: origin, on: loop) {
+        let (connection, isKept) = scope.http2Upstream(for: origin, on: loop) {
             UpstreamHTTP2Connection.connect(to: origin, tls: http2TLS, timeout: connectTimeout, on: loop, dialer: dialer)
         }
         connection.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let connection):
+                let again: (() -> Void)? = isKept ? {
+                    scope.retire(connection)
+                    forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
+                } : nil
                 connection.openStream().assumeIsolated().whenComplete { opened in
                     switch opened {
-                    case .success(let stream): exchange.send(head, body: body, on: stream)
-                    case .failure(let error): exchange.failed(.unreachable(error))
+                    case .success(let stream):
+                        exchange.retry = again
+                        exchange.send(head, body: body, on: stream)
+                    case .failure(let error):
+                        if let again { again() } else { exchange.failed(.unreachable(error)) }
                     }
                 }
             case .failure(is UpstreamRefusedHTTP2):

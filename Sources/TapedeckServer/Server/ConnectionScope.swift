@@ -16,6 +16,9 @@ final class ConnectionScope {
         case opening(EventLoopFuture<UpstreamHTTP2Connection>)
         case open(UpstreamHTTP2Connection)
     }
+    /// HTTP/2 connections no longer given new streams (``retire(_:)``), closed with the scope
+    /// unless the upstream closes them first.
+    private var retiredHTTP2Upstreams: [UpstreamHTTP2Connection] = []
 
     /// Set once the client connection closed: nothing is kept any more.
     private var isClosed = false
@@ -40,21 +43,23 @@ final class ConnectionScope {
     }
 
     /// The HTTP/2 connection to `origin` the streams share: the one kept while it is being opened
-    /// or open, otherwise a new one from `open`, kept in its place.
+    /// or open (`isKept`: it may have been open a while, and the upstream may be closing it),
+    /// otherwise a new one from `open`, kept in its place.
     func http2Upstream(for origin: UpstreamOrigin, on eventLoop: any EventLoop,
-                       open: () -> EventLoopFuture<UpstreamHTTP2Connection>) -> EventLoopFuture<UpstreamHTTP2Connection> {
+                       open: () -> EventLoopFuture<UpstreamHTTP2Connection>)
+        -> (connection: EventLoopFuture<UpstreamHTTP2Connection>, isKept: Bool) {
         switch http2Upstreams[origin] {
         case .opening(let connection):
-            return connection
+            return (connection, false)
         case .open(let connection) where connection.isOpen:
-            return eventLoop.assumeIsolated().makeSucceededFuture(connection)
+            return (eventLoop.assumeIsolated().makeSucceededFuture(connection), true)
         case .open, nil:
             break
         }
         let connection = open()
         guard !isClosed else {
             connection.whenSuccess { $0.close() }
-            return connection
+            return (connection, false)
         }
         http2Upstreams[origin] = .opening(connection)
         connection.assumeIsolated().whenComplete { [self] result in
@@ -64,7 +69,16 @@ final class ConnectionScope {
             }
             http2Upstreams[origin] = try? .open(result.get())
         }
-        return connection
+        return (connection, false)
+    }
+
+    /// Gives `connection` no more streams: the next stream to its origin opens a new one. Its
+    /// streams under way go on; it closes when the upstream closes it, or with the scope.
+    func retire(_ connection: UpstreamHTTP2Connection) {
+        guard case .open(let kept) = http2Upstreams[connection.origin], kept === connection else { return }
+        http2Upstreams[connection.origin] = nil
+        retiredHTTP2Upstreams.removeAll { !$0.isOpen }
+        retiredHTTP2Upstreams.append(connection)
     }
 
     /// Closes what the client connection kept; called when it closes.
@@ -74,6 +88,8 @@ final class ConnectionScope {
         upstream = nil
         for case .open(let connection) in http2Upstreams.values { connection.close() }
         http2Upstreams = [:]
+        for connection in retiredHTTP2Upstreams { connection.close() }
+        retiredHTTP2Upstreams = []
     }
 }
 
