@@ -116,6 +116,16 @@ struct LintTests {
         #expect(relaxed.lint(cassette, file: "c.json").map(\.kind) == [.duplicate])
     }
 
+    @Test("a response field named like a pseudo-header is a warning")
+    func pseudoHeaderNamesAreWarned() {
+        var interaction = Interactions.get("http://h/a", answer: "x")
+        interaction.response.headers.append(name: ":status", value: "200")
+        interaction.response.trailers = [":path": "/a", "grpc-status": "0"]
+        let findings = CassetteLinter().lint(Cassette(interactions: [interaction]), file: "c.json")
+        #expect(findings.map(\.place) == ["interactions[0].response.headers.:status", "interactions[0].response.trailers.:path"])
+        #expect(findings.allSatisfy { $0.kind == .content && $0.severity == .warning })
+    }
+
     @Test("missing timing is a warning unless a delay is set by hand")
     func missingTimingIsWarned() {
         var delayed = Interactions.get("http://h/b", answer: "x", timed: false)

@@ -282,9 +282,9 @@ final class UpstreamExchange {
         return silentUntil
     }
 
-    /// A time amount in milliseconds, to a tenth.
+    /// A time amount as the cassette keeps it: the core's rule for every recorder.
     static func milliseconds(_ amount: TimeAmount) -> Double {
-        (Double(amount.nanoseconds) / 100_000).rounded() / 10
+        Duration.nanoseconds(amount.nanoseconds).recordedMilliseconds
     }
 
     /// A time amount for a message: "30 s" or "250 ms".

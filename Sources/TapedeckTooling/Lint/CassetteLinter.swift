@@ -58,6 +58,13 @@ package struct CassetteLinter: Sendable {
             if interaction.timing == nil && interaction.delayMs == nil {
                 warn(.timing, place, "no timing recorded; `--latency recorded` serves it with no delay")
             }
+            let answered = [("headers", interaction.response.headers), ("trailers", interaction.response.trailers ?? HeaderList())]
+            for (part, fields) in answered {
+                for field in fields where field.name.hasPrefix(":") {
+                    warn(.content, "\(place).response.\(part).\(field.name)",
+                         "a pseudo-header name in a response field; HTTP/2 replay resets the stream for it: remove it")
+                }
+            }
             if interaction.chunks != nil && !interaction.response.body.isEmpty {
                 warn(.content, "\(place).response.body", "has both a body and chunks; replay serves the chunks and ignores the body")
             }
