@@ -59,11 +59,7 @@ import Testing
     @Test func theNIOConnectorSpeaksTLSAndReportsARefusedUpgrade() async throws {
         let directory = try Self.temporaryDirectory("nio-ws-tls")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appending(path: "cert.pem"), key = directory.appending(path: "key.pem")
-        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
-        #expect(made.status == 0, "\(made.output)")
+        let (certificate, key) = try LoopbackCertificate.make(in: directory)
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path])
         defer { upstream.stop() }
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -28,10 +28,6 @@ import Testing
         messages.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
     }
 
-    private static func described(_ metadata: Metadata) -> String {
-        metadata.filter { $0.key.hasPrefix("x-") }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")
-    }
-
     /// One line per call over HTTP/2 to 127.0.0.1:`port`.
     private func calls(port: Int) async throws -> [String] {
         try await calls(transport: try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext))
@@ -44,7 +40,7 @@ import Testing
             let options = CallOptions.defaults
             lines.append(try await client.unary(request: ClientRequest(message: Array("Ada".utf8)), descriptor: Self.method("SayHello"),
                                                 serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
-                "unary \(Self.text([try response.message])) initial[\(Self.described(response.metadata))] trailing[\(Self.described(response.trailingMetadata))]"
+                "unary \(Self.text([try response.message])) initial[\(response.metadata.xEntries)] trailing[\(response.trailingMetadata.xEntries)]"
             })
             lines.append(try await client.serverStreaming(request: ClientRequest(message: Array("Ada".utf8)), descriptor: Self.method("SayHellos"),
                                                           serializer: RawBytes(), deserializer: RawBytes(), options: options) { response in
@@ -70,7 +66,7 @@ import Testing
                 switch response.accepted.flatMap({ $0.message }) {
                 case .success: return "error call succeeded"
                 case .failure(let error):
-                    return "error \(error.code) \(error.message) trailing[\(Self.described(error.metadata))]"
+                    return "error \(error.code) \(error.message) trailing[\(error.metadata.xEntries)]"
                 }
             })
             return lines

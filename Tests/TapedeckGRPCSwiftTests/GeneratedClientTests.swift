@@ -23,10 +23,6 @@ import Testing
         notes.map { "\($0.text)#\($0.seq)" }.joined(separator: " ")
     }
 
-    private static func described(_ metadata: Metadata) -> String {
-        metadata.filter { $0.key.hasPrefix("x-") }.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",")
-    }
-
     private static func plaintext(port: Int) throws -> HTTP2ClientTransport.Posix {
         try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
     }
@@ -37,8 +33,8 @@ import Testing
             let notes = Demo_Notes.Client(wrapping: grpc)
             var lines: [String] = []
             lines.append(try await notes.echo(Self.note("Ada", seq: 41), metadata: ["x-caller": "swift"]) { response in
-                "unary \(Self.text([try response.message])) initial[\(Self.described(response.metadata))] "
-                    + "trailing[\(Self.described(response.trailingMetadata))]"
+                "unary \(Self.text([try response.message])) initial[\(response.metadata.xEntries)] "
+                    + "trailing[\(response.trailingMetadata.xEntries)]"
             })
             lines.append(try await notes.recite(Self.note("again")) { response in
                 var received: [Demo_Note] = []
@@ -60,7 +56,7 @@ import Testing
             lines.append(try await notes.refuse(Self.note("Bob")) { response in
                 switch response.accepted.flatMap({ $0.message }) {
                 case .success: return "error call succeeded"
-                case .failure(let error): return "error \(error.code) \(error.message) trailing[\(Self.described(error.metadata))]"
+                case .failure(let error): return "error \(error.code) \(error.message) trailing[\(error.metadata.xEntries)]"
                 }
             })
             return lines

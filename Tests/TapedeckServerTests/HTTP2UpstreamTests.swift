@@ -11,12 +11,7 @@ import Testing
 struct HTTP2UpstreamTests {
     /// nginx on a free port with a certificate for 127.0.0.1 made by the openssl command line.
     private func startNginx(in directory: URL) throws -> (server: NginxServer, port: Int, certificate: URL) {
-        let certificate = directory.appending(path: "cert.pem")
-        let key = directory.appending(path: "key.pem")
-        let made = try ChildProcess.run(URL(filePath: "/usr/bin/env"), [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key.path, "-out", certificate.path,
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2"])
-        #expect(made.status == 0, "\(made.output)")
+        let (certificate, key) = try LoopbackCertificate.make(in: directory)
         let port = try RefusingPort().port
         let server = try NginxServer(http: """
             server {
