@@ -60,16 +60,10 @@ extension Playback {
 }
 
 extension Interaction {
-    /// The response as a URLSession caller sees it: the body decoded, without `Content-Encoding`.
+    /// The response as a URLSession caller sees it: the body decoded, without `Content-Encoding`
+    /// (the core's ``Interaction/plainAnswer``, the rule the servers follow too).
     func decodedResponse() -> (HTTPResponse, Data) {
-        var headers = response.headers
-        let data = responseBodyData
-        if response.contentCoding != nil {
-            headers.remove("Content-Encoding")
-        }
-        if headers.contains("Content-Length") {
-            headers.set(name: "Content-Length", value: String(data.count))
-        }
+        let (headers, data) = plainAnswer
         return (HTTPResponse(status: .init(code: response.status), headerFields: HTTPFields(headers)), data)
     }
 }

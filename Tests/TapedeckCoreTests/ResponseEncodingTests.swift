@@ -43,6 +43,34 @@ struct ResponseEncodingTests {
         #expect(choice("gzip, br", "gzip") == .asRecorded)
     }
 
+    @Test("an interaction's answer: one rule for every door (negotiated coding, hop-by-hop dropped, chunks joined, HEAD keeps its length)")
+    func interactionAnswer() throws {
+        var recorded = response("gzip")
+        recorded.headers.append(name: "Connection", value: "keep-alive")
+        recorded.headers.append(name: "Transfer-Encoding", value: "chunked")
+        let get = Interaction(request: CassetteRequest(method: "GET", url: "http://h/a"), response: recorded)
+        let plainAnswer = get.plainAnswer
+        #expect(plainAnswer.body == plain)
+        #expect(plainAnswer.headers["Content-Encoding"] == nil)
+        #expect(plainAnswer.headers["Content-Length"] == String(plain.count))
+        #expect(plainAnswer.headers["Connection"] == nil && plainAnswer.headers["Transfer-Encoding"] == nil)
+        let gzipped = try get.answer(acceptEncoding: "gzip")
+        #expect(gzipped.headers["Content-Encoding"] == "gzip")
+        #expect(try ContentCoding.gzip.decode(gzipped.body) == plain)
+
+        var streamed = get
+        streamed.response.body = .empty
+        streamed.chunks = [StreamChunk(atMs: 0, data: plain.prefix(100)), StreamChunk(atMs: 5, data: plain.dropFirst(100))]
+        #expect(streamed.plainAnswer.body == plain, "a streamed answer's chunks are joined")
+
+        var head = get
+        head.request.method = "HEAD"
+        head.response.body = .empty
+        let headAnswer = head.plainAnswer
+        #expect(headAnswer.body.isEmpty)
+        #expect(headAnswer.headers["Content-Length"] == "12", "a HEAD answer keeps the length it describes")
+    }
+
     @Test("apply sets Content-Encoding and the length of what is sent")
     func apply() throws {
         let gzip = response("gzip")

@@ -24,8 +24,8 @@ package struct PreparedResponse: Sendable {
     package let file: BodyFile?
     /// The trailing headers sent after the body, nil when the recording had none.
     package private(set) var trailers: HTTPHeaders?
-    /// The recorded response, for the variants other clients need; nil when there is only one variant.
-    private let recorded: CassetteResponse?
+    /// The recorded interaction, for the variants other clients need; nil when there is only one variant.
+    private let recorded: Interaction?
 
     /// Prepares an interaction's response in its recorded coding.
     package init(_ interaction: Interaction) throws(ContentCodingError) {
@@ -35,7 +35,7 @@ package struct PreparedResponse: Sendable {
         let allowsBody = ResponseBodyRule.statusAllowsBody(response.status)
         // What a client that sends no Accept-Encoding gets; another variant exists unless it is the recorded coding.
         let plain = ResponseEncoding.negotiate(for: response, acceptEncoding: nil)
-        let variants = plain == .asRecorded ? nil : response
+        let variants = plain == .asRecorded ? nil : interaction
         // A gRPC answer's messages that came compressed go compressed again, in the recorded grpc-encoding.
         let grpcEncoding = GRPCCall.isGRPC(contentType: response.headers["Content-Type"]) ? response.headers["grpc-encoding"] : nil
         if let chunks = interaction.chunks, response.contentCoding == nil {
@@ -53,7 +53,7 @@ package struct PreparedResponse: Sendable {
     }
 
     private init(_ response: CassetteResponse, keepsLength: Bool, body: ByteBuffer, file: BodyFile? = nil,
-                 chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
+                 chunks: [ByteBuffer]?, recorded: Interaction?) {
         var headers = HTTPHeaders()
         for field in response.headers where !HeaderList.isHopByHop(field.name)
             && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
@@ -67,7 +67,7 @@ package struct PreparedResponse: Sendable {
         trailers = response.trailers.map { HTTPHeaders($0.map { ($0.name, $0.value) }) }
     }
 
-    private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: CassetteResponse?) {
+    private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: Interaction?) {
         self.head = head
         self.body = body
         self.file = file
@@ -76,17 +76,16 @@ package struct PreparedResponse: Sendable {
     }
 
     /// The response for a client with this `Accept-Encoding` (nil when it sent none): the recorded
-    /// coding when it accepts it, the decoded body without `Content-Encoding` otherwise.
+    /// coding when it accepts it, otherwise the core's answer for that client
+    /// (``Interaction/answer(acceptEncoding:)``: another coding, or the decoded body without `Content-Encoding`).
     package func negotiated(acceptEncoding: String?) -> PreparedResponse {
         guard let recorded else { return self }
-        let encoding = ResponseEncoding.negotiate(for: recorded, acceptEncoding: acceptEncoding)
-        guard encoding != ResponseEncoding.negotiate(for: recorded, acceptEncoding: recorded.headers["Content-Encoding"]),
-              let (headers, data) = try? encoding.apply(to: recorded) else { return self }
-        var variant = recorded
-        variant.headers = headers
-        variant.body = Body(data)
+        let response = recorded.response
+        let encoding = ResponseEncoding.negotiate(for: response, acceptEncoding: acceptEncoding)
+        guard encoding != ResponseEncoding.negotiate(for: response, acceptEncoding: response.headers["Content-Encoding"]),
+              let (headers, data) = try? recorded.answer(acceptEncoding: acceptEncoding) else { return self }
         var fields = HTTPHeaders()
-        for field in variant.headers where !HeaderList.isHopByHop(field.name) { fields.add(name: field.name, value: field.value) }
+        for field in headers { fields.add(name: field.name, value: field.value) }
         var negotiated = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
                                           body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
         negotiated.trailers = trailers
