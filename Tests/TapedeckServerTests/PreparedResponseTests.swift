@@ -1,0 +1,34 @@
+import Foundation
+import NIOCore
+import TapedeckCore
+@testable import TapedeckServer
+import Testing
+
+/// ``PreparedResponse``'s variants for clients that do not take the recorded coding come from the
+/// core's one rule, ``Interaction/answer(acceptEncoding:)``.
+@Suite struct PreparedResponseTests {
+    private let text = Data(String(repeating: "data: tick\n\n", count: 20).utf8)
+
+    @Test func aGzipStreamGoesDecodedAndWholeToAClientThatTakesNoGzip() throws {
+        let interaction = Interaction(
+            request: CassetteRequest(method: "GET", url: "http://h/events"),
+            response: CassetteResponse(status: 200, headers: ["Content-Type": "text/event-stream", "Content-Encoding": "gzip"], body: .empty),
+            chunks: [StreamChunk(atMs: 0, data: text.prefix(24)), StreamChunk(atMs: 10, data: text.dropFirst(24))])
+        let prepared = try PreparedResponse(interaction)
+        #expect(try ContentCoding.gzip.decode(Data(prepared.body.readableBytesView)) == text, "gzip to a client that takes it")
+
+        let plain = prepared.negotiated(acceptEncoding: nil)
+        #expect(Data(plain.body.readableBytesView) == text, "the chunks joined, not the empty stored body")
+        #expect(plain.head.headers["Content-Encoding"].isEmpty)
+        #expect(plain.head.headers["Content-Length"] == [String(text.count)])
+    }
+
+    @Test func aHeadAnswerKeepsTheLengthItDescribesInEveryVariant() throws {
+        let interaction = Interaction(
+            request: CassetteRequest(method: "HEAD", url: "http://h/file"),
+            response: CassetteResponse(status: 200, headers: ["Content-Encoding": "gzip", "Content-Length": "4096"], body: .empty))
+        let prepared = try PreparedResponse(interaction)
+        #expect(prepared.head.headers["Content-Length"] == ["4096"])
+        #expect(prepared.negotiated(acceptEncoding: "identity").head.headers["Content-Length"] == ["4096"])
+    }
+}
