@@ -27,4 +27,26 @@ import Testing
         #expect(bodies == ["connection 1 stream 1", "connection 2 stream 1", "connection 3 stream 1"],
                 "each request after the first was refused on the kept connection and answered on a new one")
     }
+
+    /// Streams the upstream does not process on a connection just opened (beyond the last stream
+    /// its GOAWAY names) go again on new connections too, each a bounded number of times.
+    @Test func streamsBeyondAFreshConnectionsGoAwayGoAgainOnNewOnes() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/h2_goaway_upstream.py", arguments: ["--linger", "5"])
+        defer { upstream.stop() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "refused.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+            // nghttp (nghttp2-client): three streams at once on one HTTP/2 connection.
+            let three = try await Subprocess.run(executable: "/usr/bin/env", arguments: [
+                "nghttp", "--stat", harness.base + "/a", harness.base + "/b", harness.base + "/c"])
+            #expect(three.text.contains("connection 1 stream 1") && three.text.contains("connection 2 stream 1")
+                    && three.text.contains("connection 3 stream 1"), "\(three.text) \(three.error)")
+            try await waitUntil { harness.responder.recorder.interactionCount == 3 }
+        }
+        let recorded = try CassetteCodec().load(cassette).interactions
+        #expect(recorded.map(\.response.status) == [200, 200, 200])
+        #expect(Set(recorded.map { String(decoding: $0.response.body.data, as: UTF8.self) })
+                == ["connection 1 stream 1", "connection 2 stream 1", "connection 3 stream 1"])
+    }
 }

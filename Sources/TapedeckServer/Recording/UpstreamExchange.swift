@@ -83,6 +83,9 @@ final class UpstreamExchange {
     /// Sends the request again on a new connection, once, when a kept connection turns out to be
     /// closed by the upstream before answering (it may close idle connections at any time).
     var retry: (() -> Void)?
+    /// Sends the request again on another connection when the upstream did not process its HTTP/2
+    /// stream (``UpstreamHTTP2Connection/isRefusal(_:)``), even on a connection just opened.
+    var retryRefused: (() -> Void)?
 
     init(cassetteRequest: CassetteRequest, sink: ResponseSink, timeout: TimeAmount, spooling: LargeBodySpooling? = nil,
          finished: @escaping (Result<FinishedExchange, ExchangeFailure>) -> Void) {
@@ -112,6 +115,7 @@ final class UpstreamExchange {
     func receivedHead(_ head: HTTPResponseHead) {
         guard case .waiting = state else { return }
         retry = nil
+        retryRefused = nil
         let now = sink.eventLoop.now
         lastActivity = now
         var headers = HeaderList()
@@ -218,22 +222,25 @@ final class UpstreamExchange {
     /// The upstream closed the connection: sends the request again when that happened on a kept
     /// connection before any answer, fails the exchange otherwise.
     func upstreamClosed() {
-        if !retriedUnanswered() { failed(.closedEarly) }
+        if !retried(with: retry) { failed(.closedEarly) }
     }
 
-    /// The upstream connection (or stream) failed: sends the request again when that happened on a
-    /// kept connection before any answer (a reset, a stream refused after `GOAWAY`), fails the
-    /// exchange otherwise.
+    /// The upstream connection (or stream) failed: before any answer, sends the request again when
+    /// the upstream did not process it (``retryRefused``) or the connection was a kept one
+    /// (``retry``: a reset, a stream refused after `GOAWAY`); fails the exchange otherwise.
     func upstreamFailed(_ error: any Error) {
-        if !retriedUnanswered() { failed(.broken(error)) }
+        if UpstreamHTTP2Connection.isRefusal(error), retried(with: retryRefused) { return }
+        if !retried(with: retry) { failed(.broken(error)) }
     }
 
-    /// Runs ``retry`` when there is one and nothing was answered yet; whether it did.
-    private func retriedUnanswered() -> Bool {
-        guard case .waiting = state, let retry else { return false }
-        self.retry = nil
+    /// Runs `again` when there is one and nothing was answered yet, forgetting both retries (the
+    /// new attempt sets its own); whether it did.
+    private func retried(with again: (() -> Void)?) -> Bool {
+        guard case .waiting = state, let again else { return false }
+        retry = nil
+        retryRefused = nil
         connection = nil
-        retry()
+        again()
         return true
     }
 

@@ -81,10 +81,10 @@ struct UpstreamForwarder: Sendable {
     /// Sends the request on a new stream of the HTTP/2 connection the client connection's streams
     /// share; over HTTP/1.1 when the upstream turns out not to speak HTTP/2. A kept connection the
     /// upstream is closing (its `GOAWAY`, or an idle close) may refuse the stream or end it before
-    /// any answer: the connection is retired and the request goes again, once, on a new one, as
-    /// over HTTP/1.1.
+    /// any answer, and any connection may refuse a stream it will not process: the connection is
+    /// retired and the request goes again on a new one, at most `attemptsLeft` more times.
     private func forwardOverHTTP2(_ head: HTTPRequestHead, body: ByteBuffer, to origin: UpstreamOrigin, exchange: UpstreamExchange,
-                                  sink: ResponseSink) {
+                                  sink: ResponseSink, attemptsLeft: Int = 3) {
         let (http2TLS, connectTimeout, loop, dialer) = (http2TLS, connectTimeout, sink.eventLoop, dialer)
         let scope = sink.scope
         let (connection, isKept) = scope.http2Upstream(for: origin, on: loop) {
@@ -93,17 +93,18 @@ struct UpstreamForwarder: Sendable {
         connection.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let connection):
-                let again: (() -> Void)? = isKept ? {
+                let again: (() -> Void)? = attemptsLeft == 0 ? nil : {
                     scope.retire(connection)
-                    forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
-                } : nil
+                    forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink, attemptsLeft: attemptsLeft - 1)
+                }
                 connection.openStream().assumeIsolated().whenComplete { opened in
                     switch opened {
                     case .success(let stream):
-                        exchange.retry = again
+                        exchange.retry = isKept ? again : nil
+                        exchange.retryRefused = again
                         exchange.send(head, body: body, on: stream)
                     case .failure(let error):
-                        if let again { again() } else { exchange.failed(.unreachable(error)) }
+                        if isKept, let again { again() } else { exchange.failed(.unreachable(error)) }
                     }
                 }
             case .failure(is UpstreamRefusedHTTP2):

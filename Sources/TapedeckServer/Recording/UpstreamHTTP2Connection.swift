@@ -83,6 +83,15 @@ final class UpstreamHTTP2Connection {
         }
     }
 
+    /// Whether `error` says the upstream did not process a stream, so that its request may go again
+    /// on another connection (RFC 9113, section 8.7): it refused it (`REFUSED_STREAM`), or the
+    /// stream was beyond the last one its `GOAWAY` named, which swift-nio-http2 reports as closed
+    /// with `CANCEL`. (An upstream that resets a stream with `CANCEL` itself is taken at its word too.)
+    static func isRefusal(_ error: any Error) -> Bool {
+        guard let closed = error as? NIOHTTP2Errors.StreamClosed else { return false }
+        return closed.errorCode == .refusedStream || closed.errorCode == .cancel
+    }
+
     /// Closes the connection and its streams; their exchanges hear that the upstream closed.
     func close() {
         channel.close(promise: nil)
