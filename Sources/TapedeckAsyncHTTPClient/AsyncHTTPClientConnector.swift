@@ -31,15 +31,10 @@ public struct AsyncHTTPClientConnector: HTTPConnector {
         if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await client.execute(outgoing, timeout: timeout)
         let bytes = try await response.body.collect(upTo: maxBodyBytes)
-        var fields = HTTPFields()
-        for (name, value) in response.headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: fieldName, value: value))
-        }
         var data = Data(bytes.readableBytesView)
         if let coding = ContentCoding(header: response.headers.first(name: "Content-Encoding")) {
             data = try coding.decode(data)
         }
-        return (HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields), data)
+        return (HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: HTTPFields(response.headers)), data)
     }
 }

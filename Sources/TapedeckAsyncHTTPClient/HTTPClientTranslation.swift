@@ -4,6 +4,17 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
+extension HTTPFields {
+    /// SwiftNIO's headers as swift-http-types fields; a name that is not a valid field name is left out.
+    init(_ headers: HTTPHeaders) {
+        self.init()
+        for (name, value) in headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            append(HTTPField(name: fieldName, value: value))
+        }
+    }
+}
+
 extension HTTPClientRequest {
     /// The swift-http-types request and the whole body a connector takes.
     func tapedeckRequest() async throws -> (HTTPRequest, Data?) {
@@ -13,13 +24,8 @@ extension HTTPClientRequest {
         let authority = components.port.map { "\(host):\($0)" } ?? host
         var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?\(query)" }
-        var fields = HTTPFields()
-        for (name, value) in headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            fields.append(HTTPField(name: fieldName, value: value))
-        }
         let head = HTTPRequest(method: HTTPRequest.Method(method.rawValue) ?? .get, scheme: scheme,
-                               authority: authority, path: path, headerFields: fields)
+                               authority: authority, path: path, headerFields: HTTPFields(headers))
         guard let body else { return (head, nil) }
         var data = Data()
         for try await part in body { data.append(contentsOf: part.readableBytesView) }

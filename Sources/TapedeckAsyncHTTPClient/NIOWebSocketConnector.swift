@@ -65,13 +65,9 @@ public struct NIOWebSocketConnector: WebSocketConnector {
         case .refused(let head, let body):
             throw WebSocketUpgradeRefused(status: Int(head.status.code), body: String(buffer: body))
         case .upgraded(let head, let channel):
-            var fields = HTTPFields()
-            for header in head.headers {
-                guard let name = HTTPField.Name(header.name) else { continue }
-                fields.append(HTTPField(name: name, value: header.value))
-            }
             return NIOWebSocketConnection(channel: channel, inbox: inbox,
-                                          handshakeResponse: HTTPResponse(status: .init(code: Int(head.status.code)), headerFields: fields))
+                                          handshakeResponse: HTTPResponse(status: .init(code: Int(head.status.code)),
+                                                                          headerFields: HTTPFields(head.headers)))
         }
     }
 }

@@ -10,9 +10,14 @@ extension Interaction {
     /// recording gave (it describes a body never sent). One rule for every door that answers from a
     /// recording whole: the servers' negotiated variants and the in-process connectors.
     package func answer(acceptEncoding: String?) throws(ContentCodingError) -> (headers: HeaderList, body: Data) {
+        try answer(ResponseEncoding.negotiate(for: response, acceptEncoding: acceptEncoding))
+    }
+
+    /// The recorded answer in `encoding`, already negotiated (``answer(acceptEncoding:)``).
+    package func answer(_ encoding: ResponseEncoding) throws(ContentCodingError) -> (headers: HeaderList, body: Data) {
         var whole = response
         if chunks != nil { whole.body = Body(responseBodyData) }
-        var (headers, body) = try ResponseEncoding.negotiate(for: whole, acceptEncoding: acceptEncoding).apply(to: whole)
+        var (headers, body) = try encoding.apply(to: whole)
         if request.method == "HEAD" || response.status == 304 {
             headers.remove("Content-Length")
             if let described = response.headers["Content-Length"] { headers.set(name: "Content-Length", value: described) }

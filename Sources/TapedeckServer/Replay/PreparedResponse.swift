@@ -83,7 +83,7 @@ package struct PreparedResponse: Sendable {
         let response = recorded.response
         let encoding = ResponseEncoding.negotiate(for: response, acceptEncoding: acceptEncoding)
         guard encoding != ResponseEncoding.negotiate(for: response, acceptEncoding: response.headers["Content-Encoding"]),
-              let (headers, data) = try? recorded.answer(acceptEncoding: acceptEncoding) else { return self }
+              let (headers, data) = try? recorded.answer(encoding) else { return self }
         var fields = HTTPHeaders()
         for field in headers { fields.add(name: field.name, value: field.value) }
         var negotiated = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
