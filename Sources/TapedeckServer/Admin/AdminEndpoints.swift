@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -54,28 +55,28 @@ package struct AdminEndpoints: Sendable {
             sink.refuse(Refusal(status, code: "admin-refused", reason))
             return
         }
-        let path = request.head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.head.uri
+        let path = request.path
         let endpoint = path.dropFirst(Self.prefix.count)
         let method = request.head.method
         if StubEndpoints(stubs: stubs, redaction: redaction).respond(to: endpoint, request: request, sink: sink) { return }
         if let inspector, InspectorEndpoints(inspector: inspector).respond(to: endpoint, request: request, sink: sink) { return }
         switch (endpoint, method) {
-        case ("health", .GET), ("health", .HEAD):
+        case ("health", .get), ("health", .head):
             let (names, count) = cassettes()
             sendJSON(Health(status: "ok", mode: mode, cassettes: names, interactions: count), sink: sink)
-        case ("journal", .GET), ("journal", .HEAD):
+        case ("journal", .get), ("journal", .head):
             var document = journal.document()
             for number in document.entries.indices { document.entries[number].url = redaction.clean(url: document.entries[number].url) }
             sendJSON(document, sink: sink)
-        case ("unmatched", .GET), ("unmatched", .HEAD):
+        case ("unmatched", .get), ("unmatched", .head):
             sendJSON(unmatched.document(), sink: sink)
-        case ("reset", .POST):
+        case ("reset", .post):
             resetPlayback()
             journal.reset()
             unmatched.reset()
             inspector?.exchanges.reset()
             sendJSON(["reset": true], sink: sink)
-        case ("ca.pem", .GET), ("ca.pem", .HEAD):
+        case ("ca.pem", .get), ("ca.pem", .head):
             do {
                 let pem = try authority.certificatePEM()
                 sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/x-pem-file")]),

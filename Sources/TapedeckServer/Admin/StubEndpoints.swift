@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -14,10 +15,10 @@ struct StubEndpoints: Sendable {
 
     /// Answers `stubs`, `stubs/ID` or `verify`; false when the endpoint is not one of those.
     func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
-        let session = ControlHeaders(request.head.headers).session
+        let session = ControlHeaders(request.head.headerFields).session
         let scope = session.isEmpty ? nil : session
         switch (endpoint, request.head.method) {
-        case ("stubs", .POST):
+        case ("stubs", .post):
             do {
                 let added = try Stub.decodeList(from: Data(request.body.readableBytesView))
                 let ids = stubs.add(added, session: scope)
@@ -25,19 +26,19 @@ struct StubEndpoints: Sendable {
             } catch {
                 send(.badRequest, ["error": "\(error)".replacingOccurrences(of: "cassette: ", with: "stub: ")], sink: sink)
             }
-        case ("stubs", .GET):
+        case ("stubs", .get):
             send(.ok, StubListing(stubs: stubs.list(session: scope).map(StubListing.Entry.init)), sink: sink)
-        case ("stubs", .DELETE):
+        case ("stubs", .delete):
             stubs.removeAll(session: scope)
             send(.ok, ["removed": true], sink: sink)
-        case (let path, .DELETE) where path.hasPrefix("stubs/"):
+        case (let path, .delete) where path.hasPrefix("stubs/"):
             let id = String(path.dropFirst("stubs/".count))
             if stubs.remove(id: id) {
                 send(.ok, ["removed": id], sink: sink)
             } else {
                 send(.notFound, ["error": "no stub with id \(id)"], sink: sink)
             }
-        case ("verify", .POST):
+        case ("verify", .post):
             do {
                 let pattern = try JSONDecoder().decode(RequestPattern.self, from: Data(request.body.readableBytesView))
                 let found: [CassetteRequest] = stubs.verify(pattern, session: scope)

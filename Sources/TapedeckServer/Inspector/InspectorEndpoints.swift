@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -15,13 +16,13 @@ struct InspectorEndpoints: Sendable {
     func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
         let method = request.head.method
         guard let asset = Self.asset(endpoint) else { return respondToData(endpoint, method: method, sink: sink) }
-        guard method == .GET || method == .HEAD else { return notAllowed(method, endpoint, sink: sink) }
+        guard method == .get || method == .head else { return notAllowed(method, endpoint, sink: sink) }
         sink.send(status: .ok, headers: Self.pageHeaders(contentType: asset.0), body: ByteBuffer(string: asset.1))
         return true
     }
 
-    private func respondToData(_ endpoint: Substring, method: HTTPMethod, sink: ResponseSink) -> Bool {
-        let isRead = method == .GET || method == .HEAD
+    private func respondToData(_ endpoint: Substring, method: HTTPRequest.Method, sink: ResponseSink) -> Bool {
+        let isRead = method == .get || method == .head
         switch endpoint {
         case "events":
             guard isRead else { return notAllowed(method, endpoint, sink: sink) }
@@ -91,7 +92,7 @@ struct InspectorEndpoints: Sendable {
         ])
     }
 
-    private func notAllowed(_ method: HTTPMethod, _ endpoint: Substring, sink: ResponseSink) -> Bool {
+    private func notAllowed(_ method: HTTPRequest.Method, _ endpoint: Substring, sink: ResponseSink) -> Bool {
         sink.send(status: .methodNotAllowed, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
                   body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(AdminEndpoints.prefix)\(endpoint)\n"))
         return true

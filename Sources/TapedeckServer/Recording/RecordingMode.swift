@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -96,8 +97,8 @@ package final class RecordingMode: Mode {
     package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
         var cassetteRequest = request.cassetteRequest()
         let target: RequestTarget
-        if let base, request.head.uri.hasPrefix("/"), request.tunnelOrigin == nil {
-            (cassetteRequest.url, target) = base.target(for: request.head.uri)
+        if let base, request.target.hasPrefix("/"), request.tunnelOrigin == nil {
+            (cassetteRequest.url, target) = base.target(for: request.target)
         } else {
             target = cassetteRequest.target
         }
@@ -131,11 +132,15 @@ package final class RecordingMode: Mode {
                                     host: String, port: Int) -> WebSocketRecording {
         inFlight.enter()
         let (upstream, upstreamTarget) = upstreamView(of: request, as: cassetteRequest, target: target)
-        var headers = HTTPHeaders(upstream.head.headers.filter { !ControlHeaders.isControl($0.name) })
-        if let authority = cassetteRequest.headers["Host"] { headers.replaceOrAdd(name: "Host", value: authority) }
+        var headers = HTTPHeaders()
+        if let host = cassetteRequest.headers["Host"] ?? upstream.head.authority { headers.add(name: "Host", value: host) }
+        for field in upstream.head.headerFields where !ControlHeaders.isControl(field.name.rawName) {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
         let uri = upstreamTarget.path + (upstreamTarget.query.map { "?" + $0 } ?? "")
         return WebSocketRecording(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil,
-                                  head: HTTPRequestHead(version: .http1_1, method: upstream.head.method, uri: uri, headers: headers),
+                                  head: HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: upstream.head.method.rawValue),
+                                                        uri: uri, headers: headers),
                                   cassetteRequest: cassetteRequest) { [self] exchange in
             guard let exchange else { return inFlight.leave() }
             recordingQueue.add(exchange)
@@ -146,8 +151,9 @@ package final class RecordingMode: Mode {
     private func upgradeTunnel(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, host: String, port: Int) -> UpstreamTunnel {
         let target = cassetteRequest.target
         var head = "\(request.head.method.rawValue) \(target.path)\(target.query.map { "?" + $0 } ?? "") HTTP/1.1\r\n"
-        for (name, value) in request.head.headers where !ControlHeaders.isControl(name) {
-            head += "\(name): \(name.lowercased() == "host" ? (cassetteRequest.headers["Host"] ?? value) : value)\r\n"
+        if let host = request.hostHeader { head += "\(host.name): \(cassetteRequest.headers["Host"] ?? host.value)\r\n" }
+        for field in request.head.headerFields where !ControlHeaders.isControl(field.name.rawName) {
+            head += "\(field.name.rawName): \(field.value)\r\n"
         }
         head += "\r\n"
         var bytes = ByteBuffer(string: head)
@@ -164,7 +170,7 @@ package final class RecordingMode: Mode {
         let secrets = settings.playback.secrets.revealable(to: target.host, home: base.map { .host($0.host) } ?? .nowhere)
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
-        let kept = settings.playback.secrets.placeholders(in: "\(request.head.uri) \(request.head.headers)")
+        let kept = settings.playback.secrets.placeholders(in: "\(request.target) \(request.head.headerFields)")
             .filter { name in !secrets.entries.contains { $0.name == name } }
         if !kept.isEmpty {
             logger.warning("secret \(kept.map { "<\($0)>" }.joined(separator: ", ")) not revealed to \(target.host ?? "?"): it is bound elsewhere; forwarded as written")

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -48,7 +49,7 @@ struct UpstreamForwarder: Sendable {
         let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? RequestTarget.defaultPort(scheme: scheme))
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
         let body = request.body
-        if request.head.version.major == 2, !http1Only.contains(origin) {
+        if request.version.major == 2, !http1Only.contains(origin) {
             return forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
         }
         forwardOverHTTP1(head, body: body, to: origin, exchange: exchange, sink: sink)
@@ -123,20 +124,19 @@ struct UpstreamForwarder: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: cassetteRequest.headers["Host"]
             ?? RequestTarget.authority(scheme: origin.scheme, host: origin.host, port: origin.port))
-        for (name, value) in request.head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
-            if name.caseInsensitiveEquals("Host") || name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Expect") {
-                continue
-            }
-            headers.add(name: name, value: value)
+        let fields = request.head.headerFields
+        for field in fields where !HeaderList.isHopByHop(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
+            if field.name == .contentLength || field.name == .expect { continue }
+            headers.add(name: field.name.rawName, value: field.value)
         }
         // The proxy passes trailers on to a client that takes them, so it asks for them.
-        if request.head.takesTrailers { headers.add(name: "TE", value: "trailers") }
-        let announcesBody = request.head.headers.contains(name: "Content-Length") || request.head.headers.contains(name: "Transfer-Encoding")
+        if request.takesTrailers { headers.add(name: "TE", value: "trailers") }
+        let announcesBody = fields.contains(.contentLength) || fields.contains(.transferEncoding)
         if request.body.readableBytes > 0 || announcesBody {
             headers.add(name: "Content-Length", value: String(request.body.readableBytes))
         }
         let uri = target.path + (target.query.map { "?" + $0 } ?? "")
-        return HTTPRequestHead(version: .http1_1, method: request.head.method, uri: uri, headers: headers)
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.head.method.rawValue), uri: uri, headers: headers)
     }
 }
 

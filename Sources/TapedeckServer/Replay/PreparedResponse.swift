@@ -95,9 +95,9 @@ package struct PreparedResponse: Sendable {
     /// The response as framed for this request: trailers go to an HTTP/2 client, and to an
     /// HTTP/1.1 client that sent `TE: trailers` (chunked, so without Content-Length); any other
     /// client gets the response without them.
-    package func framed(for request: HTTPRequestHead) -> PreparedResponse {
+    package func framed(for request: IncomingRequest) -> PreparedResponse {
         // A HEAD answer has no body to follow, and keeps the Content-Length it describes.
-        guard trailers != nil, request.version.major < 2, request.method != .HEAD else { return self }
+        guard trailers != nil, request.version.major < 2, request.head.method != .head else { return self }
         var framed = self
         if request.takesTrailers {
             framed.head.headers.remove(name: "Content-Length")

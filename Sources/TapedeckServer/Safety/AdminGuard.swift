@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOHTTP1
 import TapedeckCore
 
@@ -33,21 +34,21 @@ struct AdminGuard: Sendable {
 
     /// Why an admin request is refused, or nil when it may be answered.
     /// - Parameter port: the port the request arrived on.
-    func refusal(for head: HTTPRequestHead, port: Int?) -> (status: HTTPResponseStatus, reason: String)? {
-        guard let host = head.headers.first(name: "Host"), isOwn(authority: host, port: port) else {
+    func refusal(for head: HTTPRequest, port: Int?) -> (status: HTTPResponseStatus, reason: String)? {
+        guard let host = head.authority, isOwn(authority: host, port: port) else {
             return (.forbidden, "admin paths answer only a Host that is this server's own (a loopback name or --admin-host, with its port)")
         }
-        if let origin = head.headers.first(name: "Origin") {
+        if let origin = head.headerFields[values: .origin].first {
             let prefix = "http://"
             guard origin.lowercased().hasPrefix(prefix), isOwn(authority: String(origin.dropFirst(prefix.count)), port: port) else {
                 return (.forbidden, "admin paths answer only pages of this server: Origin \(origin) is another site's")
             }
         }
-        if head.method == .OPTIONS {
+        if head.method == .options {
             return (.forbidden, "admin paths allow no cross-origin requests")
         }
-        if [.POST, .PUT, .PATCH].contains(head.method) {
-            let mediaType = head.headers.first(name: "Content-Type")?.split(separator: ";").first
+        if [.post, .put, .patch].contains(head.method) {
+            let mediaType = head.headerFields[values: .contentType].first?.split(separator: ";").first
                 .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard mediaType == "application/json" else {
                 return (.unsupportedMediaType, "admin writes take Content-Type: application/json")

@@ -1,4 +1,4 @@
-import NIOHTTP1
+import HTTPTypes
 
 /// The `Tapedeck-*` request headers that steer the server; removed before matching and recording.
 package struct ControlHeaders: Sendable, Hashable {
@@ -12,10 +12,10 @@ package struct ControlHeaders: Sendable, Hashable {
     /// The session, `""` when none was given.
     package var session: String
 
-    /// Reads the control headers of a request head.
-    package init(_ headers: HTTPHeaders) {
-        cassette = headers.first(name: Self.cassette)
-        session = headers.first(name: Self.session) ?? ""
+    /// Reads the control headers of a request.
+    package init(_ fields: HTTPFields) {
+        cassette = fields[values: HTTPField.Name(Self.cassette)!].first
+        session = fields[values: HTTPField.Name(Self.session)!].first ?? ""
     }
 
     /// Whether a header name is a control header.

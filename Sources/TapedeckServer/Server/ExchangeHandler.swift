@@ -77,11 +77,16 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .sendContinue(let version):
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
         case .respond(let head, let body, let arrival):
-            var request = IncomingRequest(head: head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            var request: IncomingRequest
+            do {
+                request = try IncomingRequest(head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            } catch {
+                return refuse(Refusal(.badRequest, "malformed request: \(error)"), context: context)
+            }
             request.adminEnabled = configuration.adminEnabled
             if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
             let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
-                                    for: head, configuration: configuration)
+                                    for: request, configuration: configuration)
             front.respond(to: request, sink: sink)
         case .refuse(let status, let reason):
             writeLocalAnswer(Refusal(status, reason), context: context)
@@ -148,7 +153,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Refuses and closes the connection (a tunnel that cannot be opened).
+    /// Refuses and closes the connection (a tunnel that cannot be opened, a head swift-http-types refuses).
     func refuse(_ refusal: Refusal, context: ChannelHandlerContext) {
         machine.refused()
         writeLocalAnswer(refusal, context: context)

@@ -293,12 +293,6 @@ extension HTTPRequestHead {
         version.major >= 2 || isKeepAlive
     }
 
-    /// Whether the client takes trailing headers: an HTTP/2 stream always, HTTP/1.1 when it sent
-    /// `TE: trailers` (they then go as chunked trailers).
-    package var takesTrailers: Bool {
-        version.major >= 2 || headers[canonicalForm: "TE"].contains { $0.caseInsensitiveEquals("trailers") }
-    }
-
     /// Whether the client waits for `100 Continue` before sending its body.
     var expectsContinue: Bool {
         headers[canonicalForm: "Expect"].contains { $0.caseInsensitiveEquals("100-continue") }

@@ -22,12 +22,12 @@ package struct FrontDoor: Responder {
             mode.admin.respond(to: request, sink: sink)
             return
         }
-        if GRPCCall.isGRPC(contentType: request.head.headers.first(name: "Content-Type")),
+        if GRPCCall.isGRPC(contentType: request.head.headerFields[.contentType]),
            let problem = GRPCMessage.framingProblem(Data(request.body.readableBytesView)) {
             sink.send(status: .ok, headers: GRPCErrorAnswer.malformedHeaders, trailers: GRPCErrorAnswer.malformedTrailers(problem))
             return
         }
-        let control = ControlHeaders(request.head.headers)
+        let control = ControlHeaders(request.head.headerFields)
         guard mode.mayDecideSlowly else {
             return carryOut(mode.decide(request, control: control), for: request, sink: sink)
         }
@@ -60,7 +60,7 @@ package struct FrontDoor: Responder {
             forwarding.forwarder.forward(forwarding.request, as: forwarding.cassetteRequest, target: forwarding.target,
                                          sink: sink, spooling: forwarding.spooling, finished: forwarding.finished)
         case .webSocket(let recording):
-            sink.recordWebSocket(recording, request: request.head)
+            sink.recordWebSocket(recording, request: request)
         case .tunnel(let tunnel):
             sink.tunnel(host: tunnel.host, port: tunnel.port, tls: tunnel.tls, initialBytes: tunnel.initialBytes)
         }

@@ -1,12 +1,20 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// One request as the server received it, with where it was addressed.
+/// One request as the server received it, with where it was addressed: the value the front door,
+/// the admin API and the modes work on, the same whichever protocol carried it (HTTP/1.1, an
+/// HTTP/2 stream, a request inside an intercepted tunnel).
 package struct IncomingRequest: Sendable {
-    /// The request head as parsed.
-    package var head: HTTPRequestHead
+    /// The request as swift-http-types holds it: its header fields are the fields as received, in
+    /// order and with their spelling, but for `Host`, which is its `authority` (as HTTP/2's
+    /// `:authority`); an absolute-form target (a forward-proxy request) gives the scheme and authority.
+    package var head: HTTPRequest
+    /// The protocol version the request came in with (an HTTP/2 stream says 2.0): whether the
+    /// upstream leg speaks HTTP/2, and how trailers are framed.
+    package var version: HTTPVersion
     /// The whole body.
     package var body: ByteBuffer
     /// `https://host[:port]` for a request inside an intercepted TLS tunnel, nil otherwise.
@@ -18,21 +26,59 @@ package struct IncomingRequest: Sendable {
     /// The port the request arrived on; set for admin requests, whose `Host` must name it (``AdminGuard``).
     package var serverPort: Int?
 
+    /// - Parameters:
+    ///   - head: the request.
+    ///   - version: the protocol version it came in with.
+    package init(head: HTTPRequest, version: HTTPVersion = .http1_1, body: ByteBuffer = ByteBuffer(),
+                 tunnelOrigin: String? = nil, arrival: NIODeadline = .now()) {
+        self.head = head
+        self.version = version
+        self.body = body
+        self.tunnelOrigin = tunnelOrigin
+        self.arrival = arrival
+    }
+
+    /// The request target as the client sent it: the path and query, or an absolute URL.
+    package var target: String {
+        guard let scheme = head.scheme, let authority = head.authority else { return head.path ?? "" }
+        return "\(scheme)://\(authority)\(head.path ?? "")"
+    }
+
     /// The URL as the core sees it: absolute when the sender named the host, origin-form otherwise.
     package var url: String {
-        guard let tunnelOrigin, head.uri.hasPrefix("/") else { return head.uri }
-        return tunnelOrigin + head.uri
+        let target = target
+        guard let tunnelOrigin, target.hasPrefix("/") else { return target }
+        return tunnelOrigin + target
+    }
+
+    /// The path without its query.
+    package var path: Substring {
+        let path = head.path ?? ""
+        return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 
     /// Whether the request is for the admin API (sent straight to the server, not proxied).
-    package var isAdmin: Bool { tunnelOrigin == nil && AdminEndpoints.addresses(head.uri, enabled: adminEnabled) }
+    package var isAdmin: Bool { tunnelOrigin == nil && AdminEndpoints.addresses(target, enabled: adminEnabled) }
 
-    /// The core's form of the request, without control headers and hop-by-hop headers.
+    /// Whether the client takes trailing headers: an HTTP/2 stream always, HTTP/1.1 when it sent
+    /// `TE: trailers` (they then go as chunked trailers).
+    package var takesTrailers: Bool {
+        version.major >= 2 || head.headerFields[elementsOf: .te].contains { $0.caseInsensitiveEquals("trailers") }
+    }
+
+    /// The `Host` header the request stands for: its authority, spelled as its protocol spells names.
+    package var hostHeader: HeaderField? {
+        head.authority.map { HeaderField(name: version.major >= 2 ? "host" : "Host", value: $0) }
+    }
+
+    /// The core's form of the request, without control headers and hop-by-hop headers; `Host`
+    /// (the authority) first.
     package func cassetteRequest() -> CassetteRequest {
         var headers = HeaderList()
-        headers.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers where !HeaderList.isHopByHop(name) && !ControlHeaders.isControl(name) {
-            headers.append(name: name, value: value)
+        headers.reserveCapacity(head.headerFields.count + 1)
+        if let hostHeader { headers.append(name: hostHeader.name, value: hostHeader.value) }
+        for field in head.headerFields where !HeaderList.isHopByHop(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
+            headers.append(name: field.name.rawName, value: field.value)
         }
         var bytes = Data(copying: body)
         if let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bytes) {
@@ -45,12 +91,69 @@ package struct IncomingRequest: Sendable {
 }
 
 extension IncomingRequest {
+    /// Why a request head cannot be taken: a method or header name swift-http-types refuses.
+    package struct Malformed: Error, CustomStringConvertible {
+        /// What was refused.
+        package var description: String
+    }
+
+    /// The request as an HTTP/1 head gave it (an HTTP/2 stream reaches the server through SwiftNIO's
+    /// translation to HTTP/1 parts): the one place where SwiftNIO's head becomes the exchange's value.
+    /// A request with more than one `Host` is malformed (RFC 9112 section 3.2). An HTTP/2 stream
+    /// carries no `Transfer-Encoding` (RFC 9113 section 8.2.2): the one the translation adds to a
+    /// body without a length is left out, so both protocols give the same value.
+    package init(_ wire: HTTPRequestHead, body: ByteBuffer, tunnelOrigin: String?, arrival: NIODeadline) throws(Malformed) {
+        guard let method = HTTPRequest.Method(wire.method.rawValue) else {
+            throw Malformed(description: "the method \(wire.method.rawValue) is not a token")
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(wire.headers.count)
+        var host: String?
+        let isHTTP2 = wire.version.major >= 2
+        for (name, value) in wire.headers {
+            if isHTTP2, name.caseInsensitiveEquals("Transfer-Encoding") { continue }
+            if name.caseInsensitiveEquals("Host") {
+                guard host == nil else { throw Malformed(description: "more than one Host header") }
+                host = value
+                continue
+            }
+            guard let fieldName = HTTPField.Name(name) else { throw Malformed(description: "the header name \"\(name)\" is not a token") }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        let target = RequestTargetForm(wire.uri)
+        let head = HTTPRequest(method: method, scheme: target.scheme, authority: target.authority ?? host,
+                               path: target.path, headerFields: fields)
+        self.init(head: head, version: wire.version, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+    }
+
     /// The request with every secret's placeholder replaced by its value: what an upstream receives.
     func revealing(_ secrets: Secrets) -> IncomingRequest {
         var revealed = self
-        revealed.head.uri = secrets.revealing(head.uri)
-        revealed.head.headers = HTTPHeaders(head.headers.map { ($0.name, secrets.revealing($0.value)) })
+        revealed.head.path = head.path.map(secrets.revealing)
+        revealed.head.authority = head.authority.map(secrets.revealing)
+        revealed.head.headerFields = HTTPFields(head.headerFields.map { HTTPField(name: $0.name, value: secrets.revealing($0.value)) })
         revealed.body = ByteBuffer(bytes: secrets.revealing(Data(body.readableBytesView)))
         return revealed
+    }
+}
+
+/// An HTTP/1 request target split as swift-http-types keeps it: an absolute-form target
+/// (`http://host:port/path?query`) gives its scheme, authority and path; any other form is the
+/// path as sent. Nothing is normalised, so ``IncomingRequest/target`` gives back the same text.
+struct RequestTargetForm: Equatable {
+    var scheme: String?
+    var authority: String?
+    var path: String
+
+    init(_ target: String) {
+        guard !target.hasPrefix("/"), let separator = target.range(of: "://") else {
+            path = target
+            return
+        }
+        let rest = target[separator.upperBound...]
+        let pathStart = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        scheme = String(target[..<separator.lowerBound])
+        authority = String(rest[..<pathStart])
+        path = String(rest[pathStart...])
     }
 }

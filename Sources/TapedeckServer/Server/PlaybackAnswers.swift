@@ -44,7 +44,7 @@ package struct PlaybackAnswers: Sendable {
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
         guard let conversation = playback.conversation else { return sink.serve(playback, prepared: prepared, to: request) }
         let (exchanges, logger) = (exchanges, logger)
-        sink.playWebSocket(conversation, answer: prepared.head.headers, to: request.head) { played in
+        sink.playWebSocket(conversation, answer: prepared.head.headers, to: request) { played in
             if let id { exchanges?.conversationEnded(id: id, InspectedConversation(played: played)) }
             if let departure = played.departure {
                 logger.warning("\(Self.departureLine(departure, of: playback, url: entry.url))")

@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -10,13 +11,13 @@ extension ResponseSink {
     /// after its delay; or breaks the connection when a stub asks for a fault. Both servers answer
     /// through this one place.
     package func serve(_ playback: Playback, prepared: PreparedResponse, to request: IncomingRequest) {
-        var response = prepared.negotiated(acceptEncoding: request.head.headers.first(name: "Accept-Encoding"))
-            .framed(for: request.head)
+        let fields = request.head.headerFields
+        var response = prepared.negotiated(acceptEncoding: fields[.acceptEncoding]).framed(for: request)
         if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
         var delay = playback.delay
         if GRPCCall.isGRPC(contentType: response.head.headers.first(name: "Content-Type")) {
-            response = response.negotiated(grpcAcceptEncoding: request.head.headers.first(name: "grpc-accept-encoding"))
-            if let deadline = GRPCCall.deadline(grpcTimeout: request.head.headers.first(name: "grpc-timeout")) {
+            response = response.negotiated(grpcAcceptEncoding: fields[.grpcAcceptEncoding])
+            if let deadline = GRPCCall.deadline(grpcTimeout: fields[.grpcTimeout]) {
                 (response, delay) = response.keeping(deadline: deadline, delay: delay)
             }
         }

@@ -7,9 +7,9 @@ extension ResponseSink {
     /// Accepts the client's WebSocket upgrade with the answer's headers and plays `conversation`
     /// (``WebSocketPlayer``); `ended` gets the conversation once the connection closed. A request
     /// that is not an upgrade gets 426, one without a valid key 400.
-    func playWebSocket(_ conversation: WebSocketConversation, answer: HTTPHeaders, to request: HTTPRequestHead,
+    func playWebSocket(_ conversation: WebSocketConversation, answer: HTTPHeaders, to request: IncomingRequest,
                        ended: @escaping @Sendable (WebSocketConversation) -> Void) {
-        guard WebSocketHandshake.isUpgrade(request) else {
+        guard WebSocketHandshake.isUpgrade(request.head) else {
             return refuse(Refusal(.upgradeRequired, code: "websocket-upgrade-required",
                                   "this interaction is a WebSocket conversation: ask for it with Upgrade: websocket"))
         }
@@ -18,8 +18,8 @@ extension ResponseSink {
     }
 
     /// The client's `Sec-WebSocket-Key`, or nil having refused the upgrade with 400 when it is not one.
-    private func webSocketKey(of request: HTTPRequestHead) -> String? {
-        guard let key = WebSocketHandshake.key(of: request) else {
+    private func webSocketKey(of request: IncomingRequest) -> String? {
+        guard let key = WebSocketHandshake.key(of: request.head) else {
             refuse(Refusal(.badRequest, code: "websocket-key", "a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes in base64"))
             return nil
         }
@@ -41,7 +41,7 @@ extension ResponseSink {
     /// accepts the client's upgrade with the upstream's headers and relays whole messages both
     /// ways (``WebSocketRelay``), noting each. An upstream that answers otherwise has its answer
     /// passed back unrecorded; one that cannot be reached gets 502.
-    func recordWebSocket(_ recording: WebSocketRecording, request: HTTPRequestHead) {
+    func recordWebSocket(_ recording: WebSocketRecording, request: IncomingRequest) {
         guard let key = webSocketKey(of: request) else { return recording.finished(nil) }
         let sink = self
         let asked = eventLoop.now

@@ -11,7 +11,7 @@ package struct ResponseSink: Sendable {
     package let eventLoop: any EventLoop
     /// Whether the request was `HEAD`, so no body may be sent.
     package let isHead: Bool
-    /// Whether the client takes trailing headers (``NIOHTTP1/HTTPRequestHead/takesTrailers``); others are dropped.
+    /// Whether the client takes trailing headers (``IncomingRequest/takesTrailers``); others are dropped.
     package let takesTrailers: Bool
     /// The number of the answer this sink writes; the handler drops writes for any other (``ExchangeStateMachine/accepts(_:)``).
     let answer: Int
@@ -22,11 +22,11 @@ package struct ResponseSink: Sendable {
     /// The largest WebSocket message either side of a conversation may send.
     let maxMessageSize: Int
 
-    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, answer: Int, for request: HTTPRequestHead,
+    init(handler: ExchangeHandler, context: ChannelHandlerContext, scope: ConnectionScope, answer: Int, for request: IncomingRequest,
          configuration: ServerConfiguration) {
         eventLoop = context.eventLoop
         self.answer = answer
-        isHead = request.method == .HEAD
+        isHead = request.head.method == .head
         takesTrailers = request.takesTrailers
         self.handler = NIOLoopBound(handler, eventLoop: context.eventLoop)
         self.context = NIOLoopBound(context, eventLoop: context.eventLoop)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import NIOHTTP1
 import TapedeckCore
 
@@ -7,8 +8,8 @@ import TapedeckCore
 /// request asks for an upgrade, and the 101 that accepts it.
 enum WebSocketHandshake {
     /// Whether the request asks to become a WebSocket (`Upgrade: websocket`).
-    static func isUpgrade(_ head: HTTPRequestHead) -> Bool {
-        head.headers[canonicalForm: "Upgrade"].contains { $0.caseInsensitiveEquals("websocket") }
+    static func isUpgrade(_ head: HTTPRequest) -> Bool {
+        head.headerFields[elementsOf: .upgrade].contains { $0.caseInsensitiveEquals("websocket") }
     }
 
     /// The headers of an upgrade that are the handshake's own: a recording proxy and the
@@ -24,8 +25,8 @@ enum WebSocketHandshake {
     }
 
     /// The client's key, when it is one: 16 bytes in base64.
-    static func key(of head: HTTPRequestHead) -> String? {
-        guard let key = head.headers.first(name: "Sec-WebSocket-Key")?.trimmingCharacters(in: .whitespaces),
+    static func key(of head: HTTPRequest) -> String? {
+        guard let key = head.headerFields[values: .secWebSocketKey].first?.trimmingCharacters(in: .whitespaces),
               Data(base64Encoded: key)?.count == 16 else { return nil }
         return key
     }
@@ -34,12 +35,12 @@ enum WebSocketHandshake {
     /// `Sec-WebSocket-Protocol`, cookies), and the `permessage-deflate` agreed with this client
     /// when it offered one (no other extension is taken). The conversation is readable either way:
     /// messages are decompressed as they are read.
-    static func accepting(_ request: HTTPRequestHead, key: String, answer headers: HTTPHeaders) -> Acceptance {
+    static func accepting(_ request: IncomingRequest, key: String, answer headers: HTTPHeaders) -> Acceptance {
         var kept = HTTPHeaders(headers.filter { !negotiatedHeaders.contains($0.name.lowercased()) && !isFraming($0.name) })
         kept.add(name: "Upgrade", value: "websocket")
         kept.add(name: "Connection", value: "Upgrade")
         kept.add(name: "Sec-WebSocket-Accept", value: acceptValue(forKey: key))
-        let deflate = PerMessageDeflate.accepting(offers: request.headers[canonicalForm: "Sec-WebSocket-Extensions"].map(String.init))
+        let deflate = PerMessageDeflate.accepting(offers: request.head.headerFields[elementsOf: .secWebSocketExtensions].map(String.init))
         if let deflate { kept.add(name: "Sec-WebSocket-Extensions", value: deflate.response) }
         return Acceptance(head: HTTPResponseHead(version: request.version, status: .switchingProtocols, headers: kept),
                           deflate: deflate?.agreement)

@@ -10,12 +10,12 @@ import Testing
 /// decision out (``FrontDoor`` on a ``ResponseSink``) is tested over sockets and `EmbeddedChannel`.
 @Suite struct ModeDecisionTests {
     private func request(_ uri: String, method: HTTPMethod = .GET, headers: [(String, String)] = [("Host", "api.example.test")]) -> IncomingRequest {
-        IncomingRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(headers)),
-                        body: ByteBuffer(), tunnelOrigin: nil, arrival: .now())
+        try! IncomingRequest(HTTPRequestHead(version: .http1_1, method: method, uri: uri, headers: HTTPHeaders(headers)),
+                             body: ByteBuffer(), tunnelOrigin: nil, arrival: .now())
     }
 
     private func decide(_ mode: any Mode, _ request: IncomingRequest) -> Decision {
-        mode.decide(request, control: ControlHeaders(request.head.headers))
+        mode.decide(request, control: ControlHeaders(request.head.headerFields))
     }
 
     private func replayMode(library: CassetteLibrary? = nil) throws -> ReplayMode {
