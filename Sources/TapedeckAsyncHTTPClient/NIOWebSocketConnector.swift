@@ -132,15 +132,13 @@ final class NIOWebSocketConnection: WebSocketConnection {
 }
 
 /// The last handler of a connector's connection: whole messages into the conversation's inbox;
-/// the service's close frame answered (once, unless this side closed first); the end of the
-/// connection or a broken protocol as an error for the next receive.
-final class WebSocketInboxHandler: ChannelDuplexHandler {
+/// the service's close frame answered (the reader in front sends none when this side closed
+/// first); the end of the connection or a broken protocol as an error for the next receive.
+final class WebSocketInboxHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketMessage.Content
-    typealias OutboundIn = WebSocketMessage.Content
     typealias OutboundOut = WebSocketMessage.Content
 
     private let inbox: WebSocketInbox<Result<WebSocketMessage.Content, any Error>>
-    private var closeSent = false
 
     init(inbox: WebSocketInbox<Result<WebSocketMessage.Content, any Error>>) {
         self.inbox = inbox
@@ -149,21 +147,9 @@ final class WebSocketInboxHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let message = unwrapInboundIn(data)
         inbox.deliver(.success(message))
-        if case .close(let code, _) = message, !closeSent {
-            closeSent = true
+        if case .close(let code, _) = message {
             context.writeAndFlush(wrapOutboundOut(.close(code: code, reason: "")), promise: nil)
         }
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .close = unwrapOutboundIn(data) {
-            guard !closeSent else {
-                promise?.succeed()
-                return
-            }
-            closeSent = true
-        }
-        context.write(data, promise: promise)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -6,7 +6,8 @@ import TapedeckCore
 /// One side of a WebSocket connection as whole messages: reads frames into messages (fragments
 /// joined, decompressed under `permessage-deflate`), answers pings, and holds the peer to RFC 6455,
 /// closing only this connection with the code that names what it broke; writes each message it is
-/// given as one frame (compressed when the extension was agreed).
+/// given as one frame (compressed when the extension was agreed), and one close frame at most
+/// (RFC 6455 section 5.5.1: a later close is dropped, its write reported done).
 ///
 /// Behind it in the pipeline, a handler reads and writes ``WebSocketMessage/Content`` only
 /// (the replay server's `WebSocketPlayer`, the recording proxy's `WebSocketRelay`, the
@@ -35,6 +36,8 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
     private var fragments: (opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer)?
     /// Set once the peer broke the protocol: nothing more is read from it.
     private var hasFailed = false
+    /// Set once a close frame was written: no other is.
+    private var closeSent = false
 
     package init(peerIsClient: Bool, maxMessageSize: Int, deflate: PerMessageDeflateCodec? = nil) {
         self.peerIsClient = peerIsClient
@@ -148,14 +151,26 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
         guard !hasFailed else { return }
         hasFailed = true
         context.fireErrorCaught(violation)
-        let frame = frame(for: .close(code: violation.code, reason: WebSocketConversation.closeReason(violation.reason)),
-                          allocator: context.channel.allocator)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        let closing = context.eventLoop.makePromise(of: Void.self)
+        closing.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        write(.close(code: violation.code, reason: WebSocketConversation.closeReason(violation.reason)), context: context, promise: closing)
+        context.flush()
     }
 
     package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        context.write(wrapOutboundOut(frame(for: unwrapOutboundIn(data), allocator: context.channel.allocator)), promise: promise)
+        write(unwrapOutboundIn(data), context: context, promise: promise)
+    }
+
+    private func write(_ content: WebSocketMessage.Content, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        if case .close = content {
+            guard !closeSent else {
+                promise?.succeed()
+                return
+            }
+            closeSent = true
+        }
+        context.write(wrapOutboundOut(frame(for: content, allocator: context.channel.allocator)), promise: promise)
     }
 
     /// Frames sent to a client are not masked; frames sent to a server are.

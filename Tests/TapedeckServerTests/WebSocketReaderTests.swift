@@ -81,6 +81,21 @@ import Testing
         #expect(try channel.readOutbound(as: WebSocketFrame.self)?.rsv1 == false, "control frames are never compressed")
     }
 
+    @Test func oneCloseFrameIsWrittenAndALaterCloseIsDroppedAsDone() throws {
+        let channel = try channel()
+        try channel.writeOutbound(WebSocketMessage.Content.text("bye"))
+        try channel.writeOutbound(WebSocketMessage.Content.close(code: 1000, reason: "done"))
+        let second = channel.writeAndFlush(WebSocketMessage.Content.close(code: 1001, reason: "again"))
+        channel.embeddedEventLoop.run()
+        #expect(throws: Never.self) { try second.wait() }
+        // The peer breaking the protocol afterwards closes the connection without another close frame.
+        try channel.writeInbound(frame(.text, [0x66], masked: false))
+        var opcodes: [WebSocketOpcode] = []
+        while let frame = try channel.readOutbound(as: WebSocketFrame.self) { opcodes.append(frame.opcode) }
+        #expect(opcodes == [.text, .connectionClose])
+        #expect(!channel.isActive)
+    }
+
     @Test func fragmentsAreJoinedAndPingsAnsweredNotPassedOn() throws {
         let channel = try channel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()

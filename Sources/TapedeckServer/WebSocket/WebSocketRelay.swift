@@ -18,8 +18,7 @@ final class WebSocketTranscript {
     }
 
     func note(_ content: WebSocketMessage.Content, from side: WebSocketMessage.Side) {
-        let atMs = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
-        messages.append(WebSocketMessage(from: side, atMs: (atMs * 1000).rounded() / 1000, content: content))
+        messages.append(WebSocketMessage(from: side, atMs: UpstreamExchange.milliseconds(.now() - start), content: content))
         if case .close = content { closedSides.insert(side) }
     }
 
@@ -46,8 +45,6 @@ final class WebSocketRelay: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     /// The last message written to this side: the connection closes once it is out.
     private var lastWrite: EventLoopFuture<Void>?
-    /// Whether this side was sent a close frame: it gets one only (a second is a protocol error).
-    private var closeSent = false
 
     private init(side: WebSocketMessage.Side, transcript: WebSocketTranscript) {
         self.side = side
@@ -86,11 +83,8 @@ final class WebSocketRelay: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func send(_ content: WebSocketMessage.Content) {
+        // A second close to this side is dropped by its WebSocketMessageReader.
         guard let context, context.channel.isActive else { return }
-        if case .close = content {
-            guard !closeSent else { return }
-            closeSent = true
-        }
         lastWrite = context.writeAndFlush(wrapOutboundOut(content))
     }
 
