@@ -14,9 +14,12 @@ package struct ControlHeaders: Sendable, Hashable {
 
     /// Reads the control headers of a request.
     package init(_ fields: HTTPFields) {
-        cassette = fields[values: HTTPField.Name(Self.cassette)!].first
-        session = fields[values: HTTPField.Name(Self.session)!].first ?? ""
+        cassette = fields[values: Self.cassetteField].first
+        session = fields[values: Self.sessionField].first ?? ""
     }
+
+    private static let cassetteField = HTTPField.Name(cassette)!
+    private static let sessionField = HTTPField.Name(session)!
 
     /// Whether a header name is a control header.
     package static func isControl(_ name: String) -> Bool {
