@@ -121,6 +121,7 @@ let package = Package(
             name: "TapedeckNIO",
             dependencies: [
                 "TapedeckCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOPosix", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: swiftNIO),

@@ -54,7 +54,7 @@ extension Playback {
     /// interaction is past its expiry age (served under `warn`).
     func decodedResponse() -> (HTTPResponse, Data) {
         var (response, data) = interaction.decodedResponse()
-        if isExpired { response.headerFields[HTTPField.Name("Tapedeck-Warning")!] = "expired" }
+        if isExpired { response.headerFields[.tapedeckWarning] = "expired" }
         return (response, data)
     }
 }

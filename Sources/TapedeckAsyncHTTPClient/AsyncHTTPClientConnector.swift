@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import NIOCore
+import TapedeckNIO
 import Tapedeck
 
 /// A live ``Tapedeck/HTTPConnector`` on AsyncHTTPClient: what ``ConnectorHTTPClient/recording(cassette:live:mode:redaction:options:environment:)``

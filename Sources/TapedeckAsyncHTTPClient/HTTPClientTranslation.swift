@@ -3,17 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-
-extension HTTPFields {
-    /// SwiftNIO's headers as swift-http-types fields; a name that is not a valid field name is left out.
-    init(_ headers: HTTPHeaders) {
-        self.init()
-        for (name, value) in headers {
-            guard let fieldName = HTTPField.Name(name) else { continue }
-            append(HTTPField(name: fieldName, value: value))
-        }
-    }
-}
+import TapedeckNIO
 
 extension HTTPClientRequest {
     /// The swift-http-types request and the whole body a connector takes.
@@ -36,13 +26,11 @@ extension HTTPClientRequest {
 extension HTTPClientResponse {
     /// An AsyncHTTPClient response for a connector's answer, the body handed over in parts of `partSize` bytes.
     init(_ response: HTTPResponse, body: Data, partSize: Int) {
-        var headers = HTTPHeaders()
-        for field in response.headerFields { headers.add(name: field.name.rawName, value: field.value) }
         let parts = stride(from: 0, to: body.count, by: partSize).map { start in
             ByteBuffer(bytes: body[body.startIndex + start ..< body.startIndex + min(start + partSize, body.count)])
         }
-        self.init(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status.code),
-                  headers: headers, body: .stream(BodyParts(parts: parts)))
+        self.init(version: .http1_1, status: HTTPResponseStatus(response.status),
+                  headers: HTTPHeaders(response.headerFields), body: .stream(BodyParts(parts: parts)))
     }
 }
 

@@ -79,23 +79,23 @@ package struct AdminEndpoints: Sendable {
         case ("ca.pem", .get), ("ca.pem", .head):
             do {
                 let pem = try authority.certificatePEM()
-                sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/x-pem-file")]),
+                sink.send(HTTPResponse(status: .ok, headerFields: [.contentType: "application/x-pem-file"]),
                           body: ByteBuffer(string: pem))
             } catch {
-                sink.send(status: .internalServerError, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+                sink.send(HTTPResponse(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                           body: ByteBuffer(string: "\(error)\n"))
             }
         case ("health", _), ("journal", _), ("unmatched", _), ("reset", _), ("ca.pem", _):
-            sink.send(status: .methodNotAllowed, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+            sink.send(HTTPResponse(status: .methodNotAllowed, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                       body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
         default:
-            sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+            sink.send(HTTPResponse(status: .notFound, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                       body: ByteBuffer(string: "no admin endpoint \(path); try \(Self.namesInProse)\n"))
         }
     }
 
     private func sendJSON(_ value: some Encodable, sink: ResponseSink) {
-        sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/json")]),
+        sink.send(HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
                   body: ByteBuffer(bytes: JSONBodies.encode(value)))
     }
 }

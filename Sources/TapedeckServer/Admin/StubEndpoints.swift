@@ -55,8 +55,8 @@ struct StubEndpoints: Sendable {
         return true
     }
 
-    private func send(_ status: HTTPResponseStatus, _ value: some Encodable, sink: ResponseSink) {
-        sink.send(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]),
+    private func send(_ status: HTTPResponse.Status, _ value: some Encodable, sink: ResponseSink) {
+        sink.send(HTTPResponse(status: status, headerFields: [.contentType: "application/json"]),
                   body: ByteBuffer(bytes: JSONBodies.encode(value)))
     }
 }

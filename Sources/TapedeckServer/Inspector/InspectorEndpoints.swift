@@ -17,7 +17,7 @@ struct InspectorEndpoints: Sendable {
         let method = request.head.method
         guard let asset = Self.asset(endpoint) else { return respondToData(endpoint, method: method, sink: sink) }
         guard method == .get || method == .head else { return notAllowed(method, endpoint, sink: sink) }
-        sink.send(status: .ok, headers: Self.pageHeaders(contentType: asset.0), body: ByteBuffer(string: asset.1))
+        sink.send(HTTPResponse(status: .ok, headerFields: Self.pageHeaders(contentType: asset.0)), body: ByteBuffer(string: asset.1))
         return true
     }
 
@@ -37,7 +37,7 @@ struct InspectorEndpoints: Sendable {
             guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             let text = path.dropFirst("exchanges/".count)
             guard let id = Int(text), var exchange = inspector.exchanges.exchange(id: id) else {
-                sink.send(status: .notFound, headers: HTTPHeaders([("Content-Type", "application/json")]),
+                sink.send(HTTPResponse(status: .notFound, headerFields: [.contentType: "application/json"]),
                           body: ByteBuffer(bytes: JSONBodies.encode(["error": "no exchange \(text) is kept (the newest \(inspector.exchanges.capacity) are)"])))
                 return true
             }
@@ -84,22 +84,22 @@ struct InspectorEndpoints: Sendable {
     }
 
     /// The page loads nothing from elsewhere and runs no inline script.
-    private static func pageHeaders(contentType: String) -> HTTPHeaders {
-        HTTPHeaders([
-            ("Content-Type", contentType), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
-            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self'; frame-ancestors 'none'"),
-            ("Referrer-Policy", "no-referrer"),
-        ])
+    private static func pageHeaders(contentType: String) -> HTTPFields {
+        [
+            .contentType: contentType, .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+            .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+            HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        ]
     }
 
     private func notAllowed(_ method: HTTPRequest.Method, _ endpoint: Substring, sink: ResponseSink) -> Bool {
-        sink.send(status: .methodNotAllowed, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+        sink.send(HTTPResponse(status: .methodNotAllowed, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                   body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(AdminEndpoints.prefix)\(endpoint)\n"))
         return true
     }
 
     private func sendJSON(_ value: some Encodable, sink: ResponseSink) {
-        sink.send(status: .ok, headers: HTTPHeaders([("Content-Type", "application/json"), ("Cache-Control", "no-store")]),
+        sink.send(HTTPResponse(status: .ok, headerFields: [.contentType: "application/json", .cacheControl: "no-store"]),
                   body: ByteBuffer(bytes: JSONBodies.encode(value)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -34,7 +35,7 @@ package final class InspectorEvents: Sendable {
     /// listener before the head leaves, so anything the client does after seeing it is sent.
     func listen(sink: ResponseSink) {
         if sink.isHead {
-            sink.send(status: .ok, headers: Self.headers)
+            sink.send(Self.head)
             return
         }
         let id: Int? = listeners.withLock { state in
@@ -43,7 +44,7 @@ package final class InspectorEvents: Sendable {
             return state.next
         }
         guard let id else {
-            sink.send(status: .serviceUnavailable, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+            sink.send(HTTPResponse(status: .serviceUnavailable, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                       body: ByteBuffer(string: "too many inspector pages listen at once (at most \(maxListeners))\n"))
             return
         }
@@ -55,8 +56,7 @@ package final class InspectorEvents: Sendable {
         sink.eventLoop.execute { [weak self] in
             sink.context.value.channel.closeFuture.whenComplete { [weak self] _ in self?.drop(id) }
         }
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: Self.headers)
-        sink.writeHead(head).whenFailure { [weak self] _ in self?.drop(id) }
+        sink.writeHead(Self.head).whenFailure { [weak self] _ in self?.drop(id) }
         write(ByteBuffer(string: "retry: 2000\n: listening\n\n"), to: id, sink: sink)
     }
 
@@ -94,7 +94,7 @@ package final class InspectorEvents: Sendable {
         listener?.pulse.cancel()
     }
 
-    private static let headers = HTTPHeaders([
-        ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+    private static let head = HTTPResponse(status: .ok, headerFields: [
+        .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
     ])
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -260,7 +261,7 @@ final class UpstreamExchange {
             return
         }
         let url = cassetteRequest.url
-        let (status, code, message): (HTTPResponseStatus, String, String)
+        let (status, code, message): (HTTPResponse.Status, String, String)
         switch failure {
         case .clientGone, .bodyNotKept:
             return  // nobody is left to answer, or the answer is under way

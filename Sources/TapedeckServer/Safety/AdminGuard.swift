@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import NIOHTTP1
 import TapedeckCore
 
 /// What keeps a browser elsewhere out of the admin API (`/__tapedeck/…`), which can add stubs,
@@ -34,7 +33,7 @@ struct AdminGuard: Sendable {
 
     /// Why an admin request is refused, or nil when it may be answered.
     /// - Parameter port: the port the request arrived on.
-    func refusal(for head: HTTPRequest, port: Int?) -> (status: HTTPResponseStatus, reason: String)? {
+    func refusal(for head: HTTPRequest, port: Int?) -> (status: HTTPResponse.Status, reason: String)? {
         guard let host = head.authority, isOwn(authority: host, port: port) else {
             return (.forbidden, "admin paths answer only a Host that is this server's own (a loopback name or --admin-host, with its port)")
         }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOHTTP1
 
 /// The `--proxy-auth` rule, as the connection's state machine applies it to each request head:
@@ -40,9 +41,9 @@ struct ProxyAuthentication: Sendable {
         toAdmin
             ? Refusal(.unauthorized, code: "proxy-auth-required",
                       "authentication required: send Authorization: Basic with the --proxy-auth credentials",
-                      extraHeaders: [("WWW-Authenticate", "Basic realm=\"tapedeck\"")])
+                      extraHeaders: [.wwwAuthenticate: "Basic realm=\"tapedeck\""])
             : Refusal(.proxyAuthenticationRequired, code: "proxy-auth-required",
                       "proxy authentication required: send Proxy-Authorization: Basic (tapedeck was started with --proxy-auth)",
-                      extraHeaders: [("Proxy-Authenticate", "Basic realm=\"tapedeck\"")])
+                      extraHeaders: [.proxyAuthenticate: "Basic realm=\"tapedeck\""])
     }
 }

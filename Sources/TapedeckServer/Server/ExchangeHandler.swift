@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import TapedeckCore
+import TapedeckNIO
 
 /// Carries out the decisions of ``ExchangeStateMachine`` for one connection: collects each
 /// request, hands it to the responder with a ``ResponseSink``, writes what the sink is given,
@@ -162,7 +163,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes an answer of the connection's own (a refusal, a credentials challenge) as the answer under way.
     private func writeLocalAnswer(_ refusal: Refusal, context: ChannelHandlerContext) {
         let answer = machine.answer
-        writeHead(refusal.head, answer: answer, context: context)
+        writeHead(HTTPResponseHead(refusal.response), answer: answer, context: context)
         writeBody(refusal.body, answer: answer, context: context)
         writeEnd(answer: answer, context: context, promise: nil)
     }

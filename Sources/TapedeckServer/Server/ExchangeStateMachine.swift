@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
@@ -41,7 +42,7 @@ struct ExchangeStateMachine {
         /// Hand a whole request to the responder.
         case respond(HTTPRequestHead, ByteBuffer, arrival: NIODeadline)
         /// Answer with this status and reason, then close.
-        case refuse(HTTPResponseStatus, reason: String)
+        case refuse(HTTPResponse.Status, reason: String)
         /// Ask for the `--proxy-auth` credentials: 407, or 401 for an admin path (the inspector page
         /// opened in a browser), then keep the connection unless ``closesAfterResponse``.
         case challenge(toAdmin: Bool)
@@ -61,7 +62,7 @@ struct ExchangeStateMachine {
     private enum Waiting {
         case part(HTTPServerRequestPart)
         /// The decoder failed behind the parts before it: answered once they are.
-        case parseFailure(HTTPResponseStatus, reason: String)
+        case parseFailure(HTTPResponse.Status, reason: String)
     }
 
     private(set) var state = State.idle
@@ -191,7 +192,7 @@ struct ExchangeStateMachine {
     mutating func decodingFailed(_ error: any Error) -> PartAction? {
         guard let parserError = error as? HTTPParserError else { return nil }
         if case .closing = state { return nil }
-        let (status, reason): (HTTPResponseStatus, String) = parserError == .headerOverflow
+        let (status, reason): (HTTPResponse.Status, String) = parserError == .headerOverflow
             ? (.requestHeaderFieldsTooLarge, "the request headers are over the size limit")
             : (.badRequest, "malformed request: \(parserError)")
         if isResponding || !waiting.isEmpty {
@@ -210,7 +211,7 @@ struct ExchangeStateMachine {
         case (.body(var chunk), .receiving(let head, var body, let arrival)):
             state = .modifying
             guard body.readableBytes + chunk.readableBytes <= maxBodySize else {
-                return refuse(.payloadTooLarge, "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
+                return refuse(.contentTooLarge, "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
             }
             if body.readableBytes == 0 { body = chunk } else { body.writeBuffer(&chunk) }
             state = .receiving(head, body, arrival: arrival)
@@ -255,7 +256,7 @@ struct ExchangeStateMachine {
             return .none
         }
         if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBodySize {
-            return refuse(.payloadTooLarge,
+            return refuse(.contentTooLarge,
                           "the request body of \(length) bytes is over the limit of \(maxBodySize) bytes (--max-body)")
         }
         state = .receiving(head, ByteBuffer(), arrival: now)
@@ -266,7 +267,7 @@ struct ExchangeStateMachine {
         return .none
     }
 
-    private mutating func refuse(_ status: HTTPResponseStatus, _ reason: String) -> PartAction {
+    private mutating func refuse(_ status: HTTPResponse.Status, _ reason: String) -> PartAction {
         beginAnswer(closing: true)
         return .refuse(status, reason: reason)
     }

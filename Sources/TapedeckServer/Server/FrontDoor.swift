@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPTypes
 import NIOCore
 import TapedeckCore
 
@@ -24,7 +25,7 @@ package struct FrontDoor: Responder {
         }
         if GRPCCall.isGRPC(contentType: request.head.headerFields[.contentType]),
            let problem = GRPCMessage.framingProblem(Data(request.body.readableBytesView)) {
-            sink.send(status: .ok, headers: GRPCErrorAnswer.malformedHeaders, trailers: GRPCErrorAnswer.malformedTrailers(problem))
+            sink.send(GRPCErrorAnswer.malformed, trailers: GRPCErrorAnswer.malformedTrailers(problem))
             return
         }
         let control = ControlHeaders(request.head.headerFields)

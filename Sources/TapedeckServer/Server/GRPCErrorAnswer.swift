@@ -1,4 +1,4 @@
-import NIOHTTP1
+import HTTPTypes
 import TapedeckCore
 
 /// How a gRPC client hears of an error of Tapedeck's own (SPEC section 12): HTTP status 200 with no
@@ -7,18 +7,21 @@ import TapedeckCore
 /// Messages whose framing does not hold: `grpc-status: 13` (INTERNAL), as a gRPC server answers.
 /// Never an HTTP 599 or 400, which a gRPC client reports as a transport failure.
 enum GRPCErrorAnswer {
-    /// The status line and headers of the answer, without a body.
-    static let headers = HTTPHeaders([("Content-Type", "application/grpc"), ("Tapedeck-Error", "no-match")])
+    /// The answer when nothing matched: the status line and headers, without a body.
+    static let noMatch = HTTPResponse(status: .ok, headerFields: [.contentType: "application/grpc", .tapedeckError: "no-match"])
     /// The same for a request whose messages do not parse.
-    static let malformedHeaders = HTTPHeaders([("Content-Type", "application/grpc"), ("Tapedeck-Error", "malformed-grpc")])
+    static let malformed = HTTPResponse(status: .ok, headerFields: [.contentType: "application/grpc", .tapedeckError: "malformed-grpc"])
 
     /// The trailers: status 12 and the reason, percent-encoded as gRPC requires.
-    static func trailers(for diagnosis: MatchDiagnosis) -> HTTPHeaders {
-        HTTPHeaders([("grpc-status", "12"), ("grpc-message", GRPCStatusText.percentEncoded(GRPCStatusText.miss(diagnosis)))])
+    static func trailers(for diagnosis: MatchDiagnosis) -> HTTPFields {
+        [grpcStatus: "12", grpcMessage: GRPCStatusText.percentEncoded(GRPCStatusText.miss(diagnosis))]
     }
 
     /// The trailers for a request whose messages' framing does not hold: status 13 and what is wrong.
-    static func malformedTrailers(_ problem: String) -> HTTPHeaders {
-        HTTPHeaders([("grpc-status", "13"), ("grpc-message", GRPCStatusText.percentEncoded("the request's messages do not parse: \(problem)"))])
+    static func malformedTrailers(_ problem: String) -> HTTPFields {
+        [grpcStatus: "13", grpcMessage: GRPCStatusText.percentEncoded("the request's messages do not parse: \(problem)")]
     }
+
+    private static let grpcStatus = HTTPField.Name("grpc-status")!
+    private static let grpcMessage = HTTPField.Name("grpc-message")!
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -15,7 +16,7 @@ package final class PlaybackAnswers: Sendable {
     /// The unmatched requests of the admin API.
     let unmatched: UnmatchedLog
     /// The status of an unmatched request (599 unless configured).
-    let unmatchedStatus: HTTPResponseStatus
+    let unmatchedStatus: HTTPResponse.Status
     /// Warned of each expired interaction served.
     let logger: Logger
     /// The exchanges the inspector shows; nil when the admin API is off.
@@ -34,7 +35,7 @@ package final class PlaybackAnswers: Sendable {
         unmatched = UnmatchedLog()
         exchanges = configuration.adminEnabled ? ExchangeStore(redaction: redaction, secrets: secrets, protoSchema: protoSchema) : nil
         self.redaction = ExchangeRedaction(redactor: Redactor(rules: redaction), secrets: secrets)
-        unmatchedStatus = HTTPResponseStatus(statusCode: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
+        unmatchedStatus = HTTPResponse.Status(code: configuration.unmatchedStatus, reasonPhrase: "Tapedeck No Match")
         self.logger = logger
     }
 
@@ -66,11 +67,10 @@ package final class PlaybackAnswers: Sendable {
         let isGRPC = GRPCCall.isGRPC(request)
         exchanges?.add(entry, request: request, status: isGRPC ? 200 : Int(unmatchedStatus.code), diagnosis: diagnosis)
         if isGRPC {
-            sink.send(status: .ok, headers: GRPCErrorAnswer.headers, trailers: GRPCErrorAnswer.trailers(for: shown))
+            sink.send(GRPCErrorAnswer.noMatch, trailers: GRPCErrorAnswer.trailers(for: shown))
             return
         }
-        sink.send(status: unmatchedStatus,
-                  headers: HTTPHeaders([("Content-Type", "application/json"), ("Tapedeck-Error", diagnosis.reason.rawValue)]),
+        sink.send(HTTPResponse(status: unmatchedStatus, headerFields: [.contentType: "application/json", .tapedeckError: diagnosis.reason.rawValue]),
                   body: ByteBuffer(bytes: JSONBodies.encode(shown)))
     }
 

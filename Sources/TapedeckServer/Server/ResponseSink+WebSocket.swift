@@ -1,7 +1,9 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import TapedeckCore
+import TapedeckNIO
 
 extension ResponseSink {
     /// Accepts the client's WebSocket upgrade with the answer's headers and plays `conversation`
@@ -53,7 +55,7 @@ extension ResponseSink {
                                     "cannot open the WebSocket to \(recording.host):\(recording.port): \(UpstreamFailureText.describe(error))"))
             case .success(.refused(let head, let body)):
                 recording.finished(nil)
-                sink.send(status: head.status, headers: head.headers, body: body)
+                sink.send(HTTPResponse(status: HTTPResponse.Status(head.status), headerFields: HTTPFields(head.headers)), body: body)
             case .success(.upgraded(let head, let upstream)):
                 let handshakeMs = UpstreamExchange.milliseconds(sink.eventLoop.now - asked)
                 let transcript = WebSocketTranscript(start: sink.eventLoop.now) { transcript in

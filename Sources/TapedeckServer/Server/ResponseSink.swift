@@ -1,8 +1,10 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOSSL
 import NIOPosix
 import TapedeckCore
+import TapedeckNIO
 
 /// Where a responder writes its answer: safe to call from any thread, it hops to the
 /// connection's event loop. Replay delays are scheduled on that loop, never slept.
@@ -48,15 +50,14 @@ package struct ResponseSink: Sendable {
     }
 
     /// Sends a whole response at once, with `trailers` after the body when the client takes them.
-    package func send(status: HTTPResponseStatus, headers: HTTPHeaders = HTTPHeaders(), body: ByteBuffer = ByteBuffer(),
-                      trailers: HTTPHeaders? = nil) {
-        var headers = headers
-        let trailers = takesTrailers ? trailers : nil
+    package func send(_ response: HTTPResponse, body: ByteBuffer = ByteBuffer(), trailers: HTTPFields? = nil) {
+        var response = response
+        let trailers = takesTrailers ? trailers.map(HTTPHeaders.init) : nil
         if trailers == nil {
             // With trailers the body is framed by the stream's end (HTTP/2) or by chunks (HTTP/1.1).
-            headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+            response.headerFields[.contentLength] = String(body.readableBytes)
         }
-        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        let head = HTTPResponseHead(response)
         let isHead = isHead
         onLoop { handler, context in
             handler.writeHead(head, answer: answer, context: context)
@@ -140,8 +141,9 @@ package struct ResponseSink: Sendable {
     }
 
     /// Writes a response head now (streaming); completes when written.
-    package func writeHead(_ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        onLoop { handler, context, promise in
+    package func writeHead(_ response: HTTPResponse) -> EventLoopFuture<Void> {
+        let head = HTTPResponseHead(response)
+        return onLoop { handler, context, promise in
             handler.writeHead(head, answer: answer, context: context)
             context.flush()
             promise.succeed()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -39,12 +40,12 @@ import Testing
             let request = requests[requests.count - held.count]
             let sink = held.removeFirst()
             Self.answer(request, sink)
-            sink.send(status: .badGateway, body: ByteBuffer(string: "a second answer"))
+            sink.send(HTTPResponse(status: .badGateway), body: ByteBuffer(string: "a second answer"))
             return sink
         }
 
         private static func answer(_ request: IncomingRequest, _ sink: ResponseSink) {
-            sink.send(status: .ok, body: ByteBuffer(string: "answer to \(request.target) (\(request.body.readableBytes) bytes)"))
+            sink.send(HTTPResponse(status: .ok), body: ByteBuffer(string: "answer to \(request.target) (\(request.body.readableBytes) bytes)"))
         }
     }
 
@@ -271,7 +272,7 @@ import Testing
         #expect(first.components(separatedBy: "HTTP/1.1 ").count == 2, "one status line: \(first)")
         #expect(!first.contains("a second answer"))
         // The first answer's sink cannot write into the second's.
-        stale.send(status: .gatewayTimeout, body: ByteBuffer(string: "late"))
+        stale.send(HTTPResponse(status: .gatewayTimeout), body: ByteBuffer(string: "late"))
         responder.answerNext()
         let second = try written(channel)
         #expect(second.hasPrefix("HTTP/1.1 200 OK") && second.hasSuffix("answer to /second (0 bytes)"))

@@ -79,7 +79,7 @@ import Testing
     @Test func aDeclaredBodyOverTheLimitIsRefusedBeforeItArrivesAndGetsNoContinue() {
         let machine = Driver(maxBodySize: 10, isTunnel: false)
         let action = machine.received(.head(head(.PUT, "/", [("Content-Length", "11"), ("Expect", "100-continue")])), now: now)
-        guard case .refuse(.payloadTooLarge, let reason) = action else {
+        guard case .refuse(.contentTooLarge, let reason) = action else {
             Issue.record("expected 413, got \(action)")
             return
         }
@@ -92,7 +92,7 @@ import Testing
         #expect(machine.received(.head(head(.POST, "/", [("Transfer-Encoding", "chunked")])), now: now) == .none)
         #expect(machine.received(.body(ByteBuffer(string: "0123456789")), now: now) == .none)
         #expect(machine.received(.body(ByteBuffer(string: "x")), now: now)
-            == .refuse(.payloadTooLarge, reason: "the request body is over the limit of 10 bytes (--max-body)"))
+            == .refuse(.contentTooLarge, reason: "the request body is over the limit of 10 bytes (--max-body)"))
         // What follows the refusal is dropped.
         #expect(machine.received(.end(nil), now: now) == .none)
     }

@@ -1,0 +1,51 @@
+import HTTPTypes
+import NIOHTTP1
+
+// The one translation between swift-http-types, the exchange's values, and SwiftNIO's HTTP/1
+// types, the wire's: the servers and TapedeckAsyncHTTPClient both take it.
+
+extension HTTPFields {
+    /// SwiftNIO's headers as swift-http-types fields, in order; a name that is not a valid field name is left out.
+    package init(_ headers: HTTPHeaders) {
+        self.init()
+        reserveCapacity(headers.count)
+        for (name, value) in headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            append(HTTPField(name: fieldName, value: value))
+        }
+    }
+}
+
+extension HTTPHeaders {
+    /// swift-http-types fields as SwiftNIO's headers, in order, each name as it was spelled.
+    package init(_ fields: HTTPFields) {
+        self.init()
+        reserveCapacity(fields.count)
+        for field in fields { add(name: field.name.rawName, value: field.value) }
+    }
+}
+
+extension HTTPResponseStatus {
+    /// A swift-http-types status, its reason phrase kept (the standard one when it has none).
+    package init(_ status: HTTPResponse.Status) {
+        if status.reasonPhrase.isEmpty {
+            self.init(statusCode: status.code)
+        } else {
+            self.init(statusCode: status.code, reasonPhrase: status.reasonPhrase)
+        }
+    }
+}
+
+extension HTTPResponse.Status {
+    /// A SwiftNIO status, its reason phrase kept.
+    package init(_ status: HTTPResponseStatus) {
+        self.init(code: Int(status.code), reasonPhrase: status.reasonPhrase)
+    }
+}
+
+extension HTTPResponseHead {
+    /// The HTTP/1.1 head of a swift-http-types response (an HTTP/2 stream's codec takes it too).
+    package init(_ response: HTTPResponse) {
+        self.init(version: .http1_1, status: HTTPResponseStatus(response.status), headers: HTTPHeaders(response.headerFields))
+    }
+}
