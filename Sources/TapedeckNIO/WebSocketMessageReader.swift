@@ -130,6 +130,12 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
         context.fireChannelRead(wrapInboundOut(.close(code: code, reason: reason)))
     }
 
+    /// The server is stopping: the peer is told so (1001, going away) and the connection closes.
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        closeConnection(code: 1001, reason: "the server is stopping", context: context)
+    }
+
     /// Errors of the frame decoder: a frame over the size limit is 1009, any other malformed frame
     /// (a control frame over 125 bytes or fragmented) 1002. Any other error (the connection's own)
     /// is passed on and closes this connection: the conversation handlers behind need no rule of their own.
@@ -151,10 +157,15 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
         guard !hasFailed else { return }
         hasFailed = true
         context.fireErrorCaught(violation)
+        closeConnection(code: violation.code, reason: WebSocketConversation.closeReason(violation.reason), context: context)
+    }
+
+    /// Sends a close frame (unless one went already) and closes the connection once it is out.
+    private func closeConnection(code: UInt16, reason: String, context: ChannelHandlerContext) {
         let channel = context.channel
         let closing = context.eventLoop.makePromise(of: Void.self)
         closing.futureResult.whenComplete { _ in channel.close(promise: nil) }
-        write(.close(code: violation.code, reason: WebSocketConversation.closeReason(violation.reason)), context: context, promise: closing)
+        write(.close(code: code, reason: reason), context: context, promise: closing)
         context.flush()
     }
 

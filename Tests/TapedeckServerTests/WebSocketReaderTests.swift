@@ -96,6 +96,12 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    @Test func whenTheServerStopsThePeerIsToldGoingAwayAndTheConnectionCloses() throws {
+        let channel = try channel()
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(try closeSent(channel) == (1001, true))
+    }
+
     @Test func fragmentsAreJoinedAndPingsAnsweredNotPassedOn() throws {
         let channel = try channel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()

@@ -47,10 +47,12 @@ final class GlueHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) { partner?.partnerFlush() }
     func channelInactive(context: ChannelHandlerContext) { partner?.partnerCloseFull() }
 
+    /// The server stopping closes a relay at once: it carries no exchange of Tapedeck's to finish.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, case .inputClosed = event {
             partner?.partnerWriteEOF()
         }
+        if event is ChannelShouldQuiesceEvent { return context.close(promise: nil) }
         context.fireUserInboundEventTriggered(event)
     }
 

@@ -51,8 +51,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
-        if machine.idleTimeoutFired() { context.close(promise: nil) }
+        switch event {
+        case is ChannelShouldQuiesceEvent:
+            if machine.quiesce() { context.close(promise: nil) }
+        case is IdleStateHandler.IdleStateEvent:
+            if machine.idleTimeoutFired() { context.close(promise: nil) }
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
     }
 
     /// A request that does not parse gets 431 when its headers are too large, 400 otherwise, and

@@ -78,6 +78,11 @@ struct ExchangeStateMachine {
     private let isTunnel: Bool
     /// The credentials every request must carry (`--proxy-auth`), if any.
     private let proxyAuthentication: ProxyAuthentication?
+    /// Whether the server is stopping: the answer under way is the connection's last.
+    private var isQuiescing = false
+    /// Whether this is an HTTP/2 stream (its head says 2.0): one request, and no connection of its
+    /// own to close; the HTTP/2 connection says `GOAWAY` when the server stops (``HTTP2IdleClose``).
+    private var isHTTP2Stream = false
 
     init(maxBodySize: Int, isTunnel: Bool, proxyAuthentication: ProxyAuthentication? = nil) {
         self.maxBodySize = maxBodySize
@@ -178,6 +183,25 @@ struct ExchangeStateMachine {
         state = .closing
     }
 
+    /// The server is stopping (SwiftNIO's `ChannelShouldQuiesceEvent`): whether to close now. A
+    /// connection between requests closes at once; one reading or answering a request closes once
+    /// that answer is out (its head says `Connection: close` unless it left already), and what was
+    /// pipelined behind it is not taken up. An HTTP/2 stream just finishes.
+    mutating func quiesce() -> Bool {
+        guard !isHTTP2Stream else { return false }
+        isQuiescing = true
+        waiting.removeAll()
+        switch state {
+        case .idle:
+            return true
+        case .responding:
+            state = .responding(keepAlive: false)
+            return false
+        case .receiving, .challenging, .connecting, .closing, .modifying:
+            return false
+        }
+    }
+
     /// Nothing was read for the idle timeout: whether to close. A connection with a response or
     /// a tunnel under way stays.
     func idleTimeoutFired() -> Bool {
@@ -234,6 +258,7 @@ struct ExchangeStateMachine {
 
     private mutating func start(_ head: HTTPRequestHead, now: NIODeadline) -> PartAction {
         var head = head
+        isHTTP2Stream = head.version.major >= 2
         if let proxyAuthentication {
             switch proxyAuthentication.admit(&head) {
             case .admitted:
@@ -276,7 +301,7 @@ struct ExchangeStateMachine {
     private mutating func beginAnswer(keepAlive: Bool = true, closing: Bool = false) {
         answer += 1
         headWritten = false
-        state = closing ? .closing : .responding(keepAlive: keepAlive)
+        state = closing ? .closing : .responding(keepAlive: keepAlive && !isQuiescing)
     }
 
     /// The host and port of a `CONNECT host:port` (or `[v6]:port`); nil unless both are there.

@@ -6,6 +6,10 @@ import NIOHTTP2
 /// keep-alive connection. A connection with a stream open stays, however quiet: a streamed
 /// answer may pause. SwiftNIO's `IdleStateHandler` in front of the connection says when reads
 /// stopped; SwiftNIO's HTTP/2 handler tells ``streams`` of streams opening and closing.
+///
+/// When the server stops (`ChannelShouldQuiesceEvent`), the connection says `GOAWAY` at once,
+/// so the client opens no more streams, and closes when its last open stream closes: each
+/// stream's answer under way is finished first (its ``ExchangeHandler`` is told too).
 final class HTTP2IdleClose: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -18,29 +22,52 @@ final class HTTP2IdleClose: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard case IdleStateHandler.IdleStateEvent.read = event, streams.count.value.open == 0 else {
-            return context.fireUserInboundEventTriggered(event)
+        switch event {
+        case is ChannelShouldQuiesceEvent:
+            streams.count.value.quiescing = true
+            goAway(context: context, thenClose: streams.count.value.open == 0)
+        case IdleStateHandler.IdleStateEvent.read where streams.count.value.open == 0:
+            goAway(context: context, thenClose: true)
+        default:
+            context.fireUserInboundEventTriggered(event)
         }
-        let goaway = HTTP2Frame(streamID: .rootStream,
-                                payload: .goAway(lastStreamID: streams.count.value.last, errorCode: .noError, opaqueData: nil))
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(goaway)).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    /// How many streams are open, and the last one opened; counted on the connection's event loop.
+    private func goAway(context: ChannelHandlerContext, thenClose: Bool) {
+        let written = context.writeAndFlush(wrapOutboundOut(Self.goAway(last: streams.count.value.last)))
+        guard thenClose else { return }
+        let channel = context.channel
+        written.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// `GOAWAY` with `NO_ERROR`: no stream after `last` will be served.
+    static func goAway(last: HTTP2StreamID) -> HTTP2Frame {
+        HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
+    }
+
+    /// How many streams are open, the last one opened, and whether the server is stopping (the
+    /// connection then closes with its last stream); counted on the connection's event loop.
     struct OpenStreams: NIOHTTP2StreamDelegate {
-        let count: NIOLoopBoundBox<(open: Int, last: HTTP2StreamID)>
+        let count: NIOLoopBoundBox<(open: Int, last: HTTP2StreamID, quiescing: Bool)>
 
         init(eventLoop: any EventLoop) {
-            count = NIOLoopBoundBox((0, .rootStream), eventLoop: eventLoop)
+            count = NIOLoopBoundBox((0, .rootStream, false), eventLoop: eventLoop)
         }
 
         func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
-            count.value = (count.value.open + 1, max(count.value.last, id))
+            count.value.open += 1
+            count.value.last = max(count.value.last, id)
         }
 
         func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
             count.value.open -= 1
+            guard count.value.quiescing, count.value.open == 0, let connection = channel.parent else { return }
+            // The stream's last frames are on their way out: a second GOAWAY follows them (closing
+            // now would drop them), and the connection closes once it is written.
+            let goaway = HTTP2IdleClose.goAway(last: count.value.last)
+            connection.eventLoop.execute {
+                connection.writeAndFlush(goaway).whenComplete { _ in connection.close(promise: nil) }
+            }
         }
     }
 }

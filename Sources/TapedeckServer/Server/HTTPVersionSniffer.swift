@@ -27,9 +27,12 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
         return seen.count == preface.count ? true : nil
     }
 
-    /// A connection that sends nothing (or not enough to tell) for the idle timeout is closed.
+    /// A connection that sends nothing (or not enough to tell) for the idle timeout is closed, and
+    /// so is one that has not begun a request when the server stops.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
+        guard event is IdleStateHandler.IdleStateEvent || event is ChannelShouldQuiesceEvent else {
+            return context.fireUserInboundEventTriggered(event)
+        }
         context.close(promise: nil)
     }
 

@@ -12,6 +12,8 @@ package struct ServerConfiguration: Sendable {
     package var maxBodySize: Int
     /// How long a connection may stay silent, with no request in flight, before it is dropped.
     package var idleTimeout: TimeAmount
+    /// How long stopping waits for the answers under way before it closes what is left.
+    package var drainTimeout: TimeAmount = .seconds(10)
     /// The largest WebSocket message (fragments joined) either server takes; a larger one closes its socket with 1009.
     package var maxMessageSize = 16 << 20
     /// The status of an unmatched request (default 599).

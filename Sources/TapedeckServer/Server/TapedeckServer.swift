@@ -1,4 +1,5 @@
 import NIOCore
+import NIOExtras
 import NIOPosix
 import TapedeckCore
 
@@ -11,14 +12,18 @@ package final class TapedeckServer: Sendable {
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let ownsGroup: Bool
+    /// Tells every connection the server is stopping, and says when they have all closed. Let go
+    /// of in ``shutdown()`` while its event loop still runs: its deinit completes a promise there.
+    private let quiescing: Locked<ServerQuiescingHelper?>
 
     private init(configuration: ServerConfiguration, port: Int, channel: any Channel,
-                 group: MultiThreadedEventLoopGroup, ownsGroup: Bool) {
+                 group: MultiThreadedEventLoopGroup, ownsGroup: Bool, quiescing: ServerQuiescingHelper) {
         self.configuration = configuration
         self.port = port
         self.channel = channel
         self.group = group
         self.ownsGroup = ownsGroup
+        self.quiescing = Locked(quiescing)
     }
 
     /// Binds and starts serving `mode`; returns once the socket listens.
@@ -26,8 +31,14 @@ package final class TapedeckServer: Sendable {
                              group: MultiThreadedEventLoopGroup? = nil) async throws -> TapedeckServer {
         let eventLoops = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let front = FrontDoor(mode: mode)
+        let quiescing = ServerQuiescingHelper(group: eventLoops)
         do {
             let channel = try await ServerBootstrap(group: eventLoops)
+                .serverChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                    }
+                }
                 .serverChannelOption(.backlog, value: 1024)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -41,7 +52,7 @@ package final class TapedeckServer: Sendable {
                 .get()
             let port = channel.localAddress?.port ?? configuration.port
             return TapedeckServer(configuration: configuration, port: port, channel: channel, group: eventLoops,
-                                  ownsGroup: group == nil)
+                                  ownsGroup: group == nil, quiescing: quiescing)
         } catch {
             if group == nil { try? await eventLoops.shutdownGracefully() }
             throw error
@@ -53,9 +64,29 @@ package final class TapedeckServer: Sendable {
         "http://\(RequestTarget.urlHost(configuration.host)):\(port)"
     }
 
-    /// Stops listening, closes the connections and releases the threads it created.
+    /// Stops listening and drains: every connection finishes the answer under way, then closes (one
+    /// between requests at once, an HTTP/2 connection after `GOAWAY` and its last stream, a
+    /// WebSocket conversation with a 1001 close, a byte relay at once); what is still open after
+    /// ``ServerConfiguration/drainTimeout`` is closed. Then releases the threads it created.
+    /// Stopping a stopped server does nothing.
     package func shutdown() async throws {
+        guard await drain() else { return }
         try? await channel.close()
         if ownsGroup { try await group.shutdownGracefully() }
+    }
+
+    /// Tells the connections to finish and waits for them, at most ``ServerConfiguration/drainTimeout``;
+    /// false when the server was stopped already.
+    private func drain() async -> Bool {
+        guard let helper = quiescing.withLock({ helper in
+            defer { helper = nil }
+            return helper
+        }) else { return false }
+        let drained = channel.eventLoop.makePromise(of: Void.self)
+        let givingUp = channel.eventLoop.scheduleTask(in: configuration.drainTimeout) { drained.succeed() }
+        helper.initiateShutdown(promise: drained)
+        try? await drained.futureResult.get()
+        givingUp.cancel()
+        return true
     }
 }

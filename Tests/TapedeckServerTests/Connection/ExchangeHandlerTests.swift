@@ -191,6 +191,25 @@ import Testing
         _ = try busy.finish()
     }
 
+    @Test func whenTheServerStopsAnIdleConnectionClosesAndABusyOneFinishesItsAnswerFirst() throws {
+        let idle = try connection(TestResponder())
+        idle.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(!idle.isActive)
+
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let busy = try connection(responder)
+        try send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /behind HTTP/1.1\r\nHost: a\r\n\r\n", to: busy)
+        busy.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(busy.isActive, "the answer under way is finished first")
+        responder.answerNext()
+        let answer = try written(busy)
+        #expect(answer.contains("Connection: close\r\n"))
+        #expect(answer.hasSuffix("answer to /slow (0 bytes)"))
+        #expect(responder.requests.map(\.target) == ["/slow"], "what was pipelined behind it is not taken up")
+        #expect(!busy.isActive)
+    }
+
     @Test func connectIsPlannedByTheResponderAndRefusedWithItsStatus() throws {
         let responder = TestResponder()
         let channel = try connection(responder)
