@@ -65,11 +65,17 @@ package struct InspectedBody: Sendable, Hashable, Codable {
     static func grpcMessages(_ body: Body, contentType: String?, limit: Int, schema: ProtoSchema?, path: String, isRequest: Bool) -> InspectedBody? {
         guard let schema, GRPCCall.isGRPC(contentType: contentType), body.count <= limit,
               let messages = schema.json(grpcBody: body.data, path: path, isRequest: isRequest) else { return nil }
-        var shown = InspectedBody(Body.empty, contentType: contentType, limit: limit, size: body.count)
-        shown.kind = .json
-        shown.text = String(decoding: messages.compactData, as: UTF8.self)
-        shown.readBy = "proto-descriptor-set"
-        return shown
+        return InspectedBody(kind: .json, contentType: contentType, size: body.count, truncated: false,
+                             text: String(decoding: messages.compactData, as: UTF8.self), readBy: "proto-descriptor-set")
+    }
+
+    private init(kind: Kind, contentType: String?, size: Int, truncated: Bool, text: String?, readBy: String?) {
+        self.kind = kind
+        self.contentType = contentType
+        self.size = size
+        self.truncated = truncated
+        self.text = text
+        self.readBy = readBy
     }
 
     /// Whether text holds control characters other than tab, line feed, form feed and carriage

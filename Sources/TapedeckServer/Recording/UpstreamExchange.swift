@@ -135,7 +135,7 @@ final class UpstreamExchange {
         let trailersOnly = GRPCCall.splitTrailersOnly(headers)
         if let trailersOnly {
             headers = trailersOnly.head
-            forwarded = HTTPHeaders(trailersOnly.head.map { ($0.name, $0.value) })
+            forwarded = HTTPHeaders(trailersOnly.head)
         }
         // Server-sent events and gRPC answers are kept as timed pieces, to be replayed at their pace.
         let contentType = head.headers.first(name: "Content-Type")
@@ -195,8 +195,8 @@ final class UpstreamExchange {
         let end = sink.eventLoop.now
         if !connectionReusable { connection?.close() }
         connection = nil
-        let kept = trailers.map { HeaderList($0.map { HeaderField(name: $0.name, value: $0.value) }) } ?? response.trailersOnly
-        let trailers = trailers ?? response.trailersOnly.map { HTTPHeaders($0.map { ($0.name, $0.value) }) }
+        let kept = trailers.map(HeaderList.init) ?? response.trailersOnly
+        let trailers = trailers ?? response.trailersOnly.map(HTTPHeaders.init)
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),

@@ -64,7 +64,7 @@ package struct PreparedResponse: Sendable {
         }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
                   body: body, file: file, chunks: chunks, recorded: recorded)
-        trailers = response.trailers.map { HTTPHeaders($0.map { ($0.name, $0.value) }) }
+        trailers = response.trailers.map(HTTPHeaders.init)
     }
 
     private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: Interaction?) {
@@ -124,7 +124,7 @@ package struct PreparedResponse: Sendable {
         }
         var cut = PreparedResponse(head: self.head, body: ByteBuffer(), chunks: kept, recorded: nil)
         cut.head.headers.remove(name: "Content-Length")
-        cut.trailers = HTTPHeaders(GRPCCall.deadlineExceeded.map { ($0.name, $0.value) })
+        cut.trailers = HTTPHeaders(GRPCCall.deadlineExceeded)
         return (cut, ResponseDelay(head: min(head, deadline), total: deadline, chunks: times))
     }
 

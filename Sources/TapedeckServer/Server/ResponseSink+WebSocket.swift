@@ -59,7 +59,7 @@ extension ResponseSink {
             case .success(.upgraded(let head, let upstream)):
                 let handshakeMs = UpstreamExchange.milliseconds(sink.eventLoop.now - asked)
                 let transcript = WebSocketTranscript(start: sink.eventLoop.now) { transcript in
-                    let exchange = FinishedExchange(request: recording.cassetteRequest, status: 101, headers: HeaderList(head.headers.map { HeaderField(name: $0.name, value: $0.value) }),
+                    let exchange = FinishedExchange(request: recording.cassetteRequest, status: 101, headers: HeaderList(head.headers),
                                                     body: Data(), chunks: nil, timing: Timing(firstByteMs: handshakeMs, totalMs: handshakeMs),
                                                     websocket: transcript.messages)
                     recording.finished(exchange)
