@@ -24,6 +24,7 @@ import Testing
         func tunnelOpened() { machine.tunnelOpened() }
         func idleTimeoutFired() -> Bool { machine.idleTimeoutFired() }
         func decodingFailed(_ error: any Error) -> ExchangeStateMachine.PartAction? { machine.decodingFailed(error) }
+        func quiesce() -> Bool { machine.quiesce() }
     }
 
     private let now = NIODeadline.uptimeNanoseconds(1_000)
@@ -51,6 +52,31 @@ import Testing
         _ = machine.received(.end(nil), now: now)
         #expect(machine.closesAfterResponse)
         #expect(machine.responseEnded() == .close)
+    }
+
+    @Test func whenTheServerStopsTheAnswerUnderWayIsTheConnectionsLastButAStreamJustFinishes() {
+        let idle = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(idle.quiesce(), "between requests: close now")
+
+        let answering = Driver(maxBodySize: 100, isTunnel: false)
+        _ = answering.received(.head(head(.GET, "/first")), now: now)
+        _ = answering.received(.end(nil), now: now)
+        #expect(!answering.quiesce())
+        #expect(answering.closesAfterResponse)
+        #expect(answering.responseEnded() == .close)
+
+        let reading = Driver(maxBodySize: 100, isTunnel: false)
+        _ = reading.received(.head(head(.POST, "/", [("Content-Length", "3")])), now: now)
+        #expect(!reading.quiesce())
+        _ = reading.received(.end(nil), now: now)
+        #expect(reading.closesAfterResponse, "the request being read is answered, as the last")
+
+        // An HTTP/2 stream has no connection of its own: no Connection: close, the stream just ends.
+        let stream = Driver(maxBodySize: 100, isTunnel: false)
+        _ = stream.received(.head(head(.GET, "/", version: HTTPVersion(major: 2, minor: 0))), now: now)
+        _ = stream.received(.end(nil), now: now)
+        #expect(!stream.quiesce())
+        #expect(!stream.closesAfterResponse)
     }
 
     @Test func partsArrivingDuringAResponseWaitAndReadsAreHeld() {
