@@ -5,43 +5,50 @@ import TapedeckTestSupport
 import Testing
 
 /// Stopping a server drains it (``TapedeckServer/shutdown()``): each connection finishes the answer
-/// under way and then closes, saying so in its protocol's way. Real clients: curl and nghttp.
+/// under way and then closes, saying so in its protocol's way. Real clients: curl, and HTTP/2
+/// frames over a raw socket.
 @Suite struct StoppingTests {
-    /// Answers wait 2 s: the server is stopped while the request's answer is under way.
-    private let latency = PlaybackOptions(latency: LatencyModel(.fixed(milliseconds: 2000)))
-
-    /// Returns once the request has been played (its journal entry is written before its delay starts).
-    private func answerUnderWay(_ harness: ReplayHarness) async throws {
-        while harness.responder.journal.document().entries.isEmpty {
-            try await Task.sleep(for: .milliseconds(10))
+    /// Runs `body` against a recording proxy in front of an upstream whose `/held` answers wait for
+    /// `release`, which stops the proxy while the answer is under way and then lets the upstream answer.
+    private func whileAnAnswerIsHeld(_ body: (_ harness: RecordHarness, _ release: () async throws -> Void) async throws -> Void)
+        async throws {
+        let upstream = try await TestUpstream.start()
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await RecordHarness.run(settings: RecordSettings(cassette: directory.appending(path: "held.json"), target: upstream.target)) { harness in
+            try await body(harness) {
+                try await waitUntil { upstream.held.withLock { $0.count } == 1 }
+                let stopping = Task { try await harness.server.shutdown() }
+                // The listener closes as the connections are told the server is stopping.
+                try await waitUntil { (try? RawSocket(port: harness.server.port, timeout: 1)) == nil }
+                upstream.releaseHeld()
+                try await stopping.value
+            }
         }
+        try await upstream.stop()
     }
 
     @Test func anHTTP1AnswerUnderWayIsFinishedWithConnectionCloseBeforeTheServerStops() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: latency) { (harness: ReplayHarness) async throws in
-            async let answer = Curl.run(["--http1.1", "--include", harness.base + "/plaintext?name=Shawn"])
-            try await answerUnderWay(harness)
-            let stopping = ContinuousClock.now
-            try await harness.server.shutdown()
+        try await whileAnAnswerIsHeld { harness, release in
+            async let answer = Curl.run(["--http1.1", "--include", "http://127.0.0.1:\(harness.server.port)/held"])
+            try await release()
             let result = try await answer
             #expect(result.status == 0, "\(result.error)")
             #expect(result.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
-            #expect(result.text.contains("connection: close\r\n") || result.text.contains("Connection: close\r\n"))
-            #expect(result.text.hasSuffix("Hello Shawn!"))
-            #expect(ContinuousClock.now - stopping >= .milliseconds(1000), "shutdown waited for the answer")
-            let refused = try await Curl.run(["--http1.1", harness.base + "/plaintext?name=Shawn"])
+            #expect(result.text.lowercased().contains("connection: close\r\n"), "\(result.text)")
+            #expect(result.text.hasSuffix("held answer"))
+            let refused = try await Curl.run(["--http1.1", "http://127.0.0.1:\(harness.server.port)/plaintext"])
             #expect(refused.status != 0, "the server no longer listens")
         }
     }
 
     @Test func anHTTP2ConnectionSaysGoawayAtOnceAndFinishesItsStreamBeforeTheServerStops() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: latency) { (harness: ReplayHarness) async throws in
+        try await whileAnAnswerIsHeld { harness, release in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)
-            // GET /plaintext?name=Shawn on stream 1, END_STREAM | END_HEADERS.
-            let request = HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=Shawn")
+            // GET /held on stream 1, END_STREAM | END_HEADERS.
+            let request = HTTP2Frames.requestBlock(get: true, path: "/held")
             socket.send(HTTP2Frames.greeting + HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: 1, request))
-            try await answerUnderWay(harness)
-            try await harness.server.shutdown()
+            try await release()
             let received = await socket.read()
             #expect(received.ending == .closed, "the connection closes once its stream is done")
             let frames = HTTP2Frames.frames(in: received.data).filter { $0.type != 0x04 && $0.type != 0x08 }  // SETTINGS, WINDOW_UPDATE aside
@@ -49,7 +56,24 @@ import Testing
             #expect(frames.first?.type == 0x07 && frames.first?.code == 0, "\(frames)")
             #expect(frames.contains { $0.type == 0x01 && $0.stream == 1 })
             #expect(frames.contains { $0.type == 0x00 && $0.stream == 1 })
-            #expect(received.data.range(of: Data("Hello Shawn!".utf8)) != nil)
+            #expect(received.data.range(of: Data("held answer".utf8)) != nil)
+        }
+    }
+
+    @Test func theInspectorsLiveStreamEndsWhenTheServerStops() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.drainTimeout = .seconds(30) }) { (harness: ReplayHarness) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 20)
+            socket.send("GET /__tapedeck/events HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nAccept: text/event-stream\r\n\r\n")
+            while harness.responder.admin.inspector?.exchanges.events.listenerCount == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let stopping = ContinuousClock.now
+            try await harness.server.shutdown()
+            #expect(ContinuousClock.now - stopping < .seconds(5), "a stream that never ends does not hold the drain")
+            let received = await socket.read()
+            let text = String(decoding: received.data, as: UTF8.self)
+            #expect(received.ending == .closed)
+            #expect(text.hasSuffix("0\r\n\r\n"), "the stream is ended, not cut: \(text)")
         }
     }
 

@@ -72,7 +72,8 @@ package final class InspectorEvents: Sendable {
         for (number, listener) in current { write(buffer, to: number, sink: listener.sink) }
     }
 
-    /// Ends every stream (the server is stopping).
+    /// Ends every stream (the server is stopping: a stream never ends by itself, and the drain
+    /// waits for the answers under way).
     package func closeAll() {
         let all = listeners.withLock { state in
             defer { state.byID = [:] }
@@ -80,7 +81,7 @@ package final class InspectorEvents: Sendable {
         }
         for listener in all.values {
             listener.pulse.cancel()
-            listener.sink.abort()
+            _ = listener.sink.end()
         }
     }
 

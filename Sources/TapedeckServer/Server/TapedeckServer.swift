@@ -12,12 +12,15 @@ package final class TapedeckServer: Sendable {
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let ownsGroup: Bool
+    /// What the server serves; its inspector's live streams end when the server stops.
+    private let mode: any Mode
     /// Tells every connection the server is stopping, and says when they have all closed. Let go
     /// of in ``shutdown()`` while its event loop still runs: its deinit completes a promise there.
     private let quiescing: Locked<ServerQuiescingHelper?>
 
     private init(configuration: ServerConfiguration, port: Int, channel: any Channel,
-                 group: MultiThreadedEventLoopGroup, ownsGroup: Bool, quiescing: ServerQuiescingHelper) {
+                 group: MultiThreadedEventLoopGroup, ownsGroup: Bool, mode: any Mode, quiescing: ServerQuiescingHelper) {
+        self.mode = mode
         self.configuration = configuration
         self.port = port
         self.channel = channel
@@ -52,7 +55,7 @@ package final class TapedeckServer: Sendable {
                 .get()
             let port = channel.localAddress?.port ?? configuration.port
             return TapedeckServer(configuration: configuration, port: port, channel: channel, group: eventLoops,
-                                  ownsGroup: group == nil, quiescing: quiescing)
+                                  ownsGroup: group == nil, mode: mode, quiescing: quiescing)
         } catch {
             if group == nil { try? await eventLoops.shutdownGracefully() }
             throw error
@@ -66,7 +69,8 @@ package final class TapedeckServer: Sendable {
 
     /// Stops listening and drains: every connection finishes the answer under way, then closes (one
     /// between requests at once, an HTTP/2 connection after `GOAWAY` and its last stream, a
-    /// WebSocket conversation with a 1001 close, a byte relay at once); what is still open after
+    /// WebSocket conversation with a 1001 close, a byte relay at once, the inspector's live
+    /// streams once ended); what is still open after
     /// ``ServerConfiguration/drainTimeout`` is closed. Then releases the threads it created.
     /// Stopping a stopped server does nothing.
     package func shutdown() async throws {
@@ -82,6 +86,7 @@ package final class TapedeckServer: Sendable {
             defer { helper = nil }
             return helper
         }) else { return false }
+        mode.admin.inspector?.exchanges.events.closeAll()
         let drained = channel.eventLoop.makePromise(of: Void.self)
         let givingUp = channel.eventLoop.scheduleTask(in: configuration.drainTimeout) { drained.succeed() }
         helper.initiateShutdown(promise: drained)

@@ -21,6 +21,8 @@ final class TestUpstream: Sendable {
     let requests = Locked(0)
     /// How many `/stall-body` answers were cut off by the other side closing the connection.
     let abandonedStalls = Locked(0)
+    /// The `/held` requests waiting for ``releaseHeld()``: each answers when called.
+    let held = Locked<[@Sendable () -> Void]>([])
     private let channel: any Channel
 
     /// The base URL with 127.0.0.1.
@@ -54,6 +56,11 @@ final class TestUpstream: Sendable {
         self.port = port
         self.scheme = scheme
         self.channel = channel
+    }
+
+    /// Answers every `/held` request waiting.
+    func releaseHeld() {
+        for answer in held.withLock({ state in defer { state = [] }; return state }) { answer() }
     }
 
     /// Stops listening.
@@ -145,6 +152,18 @@ private final class UpstreamHandler: ChannelInboundHandler {
             // Like a server whose keep-alive timeout ends just as the next request arrives.
             context.close(promise: nil)
             return
+        case (.GET, "/held"):
+            // Answered when the test says so (``TestUpstream/releaseHeld()``).
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            counter.upstream?.held.withLock {
+                $0.append {
+                    eventLoop.execute {
+                        let (handler, context) = bound.value
+                        handler.send(context, headers: [("Content-Type", "text/plain")], body: Data("held answer".utf8))
+                    }
+                }
+            }
         case (.GET, "/one-per-connection"):
             send(context, headers: [("Content-Type", "text/plain")], body: Data("served \(pairs["n"] ?? "")\n".utf8))
         case (.GET, "/plaintext"), (.HEAD, "/plaintext"):
