@@ -68,4 +68,46 @@ import Testing
             #expect(replayed == live, "the replay answers as the live service did")
         }
     }
+
+    /// What `scripts/grpc_pingpong.py` prints: a chat whose client waits for each answer, or sends all first.
+    private func chat(_ authority: String, allAtOnce: Bool = false) async throws -> String {
+        let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/grpc_pingpong.py").path
+        let result = try await Subprocess.run(executable: "/usr/bin/env",
+                                              arguments: ["python3", script] + (allAtOnce ? ["--all-at-once"] : []) + [authority])
+        #expect(result.status == 0, "\(result.text) \(result.error)")
+        return result.text
+    }
+
+    /// A bidirectional client that waits for each answer before its next message (a chat) cannot
+    /// wait for the recording proxy to have its whole request: the call goes upstream as it comes
+    /// (`RecordingMode.decideStreaming`), and the cassette gets it whole once it ends. On the code
+    /// before, the call hung until its deadline.
+    @Test func aBidirectionalClientThatWaitsForEachAnswerIsRecordedAsItSpeaks() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let live = try await chat(upstream.authority)
+        #expect(live == "chat PING PONG OK\n")
+
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "chat.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+            let proxied = try await chat("127.0.0.1:\(harness.server.port)")
+            #expect(proxied == live, "the client hears each answer through the proxy before it sends its next message")
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+        let recorded = try #require(try CassetteCodec().load(file).interactions.first)
+        #expect(RequestTarget(recorded.request.url).path == "/demo.Greeter/Chat")
+        #expect(GRPCMessage.split(recorded.request.body.data)?.map(\.bytes) == [Data("ping".utf8), Data("pong".utf8)])
+        let answers = (recorded.chunks ?? []).flatMap { GRPCMessage.split($0.data) ?? [] }.map(\.bytes)
+        #expect(answers == [Data("PING".utf8), Data("PONG".utf8)])
+        #expect(recorded.response.trailers?["grpc-status"] == "0")
+
+        // Replay takes a call's messages whole before it matches them (SPEC 12): a client that
+        // sends them all first gets the recorded chat.
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let replayed = try await chat("127.0.0.1:\(harness.server.port)", allAtOnce: true)
+            #expect(replayed == live)
+        }
+    }
 }

@@ -82,6 +82,16 @@ package final class Recorder: Sendable {
         }
     }
 
+    /// Whether `request` goes to the upstream whatever its body turns out to be: this recorder
+    /// records, and neither a recorded interaction nor a stub has its method and path (a stub of
+    /// any method or path counts: its pattern is not read here). A call whose client waits for
+    /// answers before it sends its whole body is forwarded as it arrives only then.
+    package func forwardsWhateverTheBody(_ request: CassetteRequest) -> Bool {
+        guard isRecording, player.stubs.list().isEmpty else { return false }
+        let path = request.target.path
+        return !player.interactions.contains { $0.request.method == request.method && $0.request.target.path == path }
+    }
+
     /// Where a response body of `contentType` being received goes once it grows past its
     /// ``spoolingThreshold(contentType:)``: a new ``SideFileSpool`` in the cassette's bodies folder,
     /// so a large download is recorded as it passes instead of in memory, with the secrets' values

@@ -95,20 +95,7 @@ package final class RecordingMode: Mode {
     package var mayDecideSlowly: Bool { recorder.stubs.mayMatchSlowly }
 
     package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
-        var cassetteRequest = request.cassetteRequest()
-        let target: RequestTarget
-        if let base, request.target.hasPrefix("/"), request.tunnelOrigin == nil {
-            (cassetteRequest.url, target) = base.target(for: request.target)
-        } else {
-            target = cassetteRequest.target
-        }
-        guard let host = target.host, let port = target.port else {
-            return .refuse(Refusal(.badRequest,
-                                   "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL"))
-        }
-        if cassetteRequest.headers.contains("Host"), let authority = target.authority {
-            cassetteRequest.headers.set(name: "Host", value: authority)
-        }
+        guard let (cassetteRequest, target, host, port) = addressing(request) else { return .refuse(Self.noTarget) }
         let isWebSocket = WebSocketHandshake.isUpgrade(request.head)
         if passesThrough(host: host) {
             if isWebSocket { return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port)) }
@@ -125,6 +112,38 @@ package final class RecordingMode: Mode {
             return .forward(forwarding(request, as: cassetteRequest, target: target, record: true))
         }
     }
+
+    /// A gRPC call on an HTTP/2 stream goes to the upstream as it arrives, so that a client that
+    /// waits for each answer before its next message is served (a bidirectional chat), when its
+    /// messages cannot change what happens to it: its host is passed through, or this recorder
+    /// forwards it whatever they are (``Recorder/forwardsWhateverTheBody(_:)``). The cassette gets
+    /// the whole call once it ends.
+    package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? {
+        guard let (cassetteRequest, target, host, _) = addressing(request) else { return .refuse(Self.noTarget) }
+        if passesThrough(host: host) { return .forward(forwarding(request, as: cassetteRequest, target: target, record: false)) }
+        guard recorder.forwardsWhateverTheBody(cassetteRequest) else { return nil }
+        return .forward(forwarding(request, as: cassetteRequest, target: target, record: true))
+    }
+
+    /// The request as the cassette keeps it (its URL and `Host` the upstream's, in reverse-proxy
+    /// mode), where it goes, and its host and port; nil when it names no upstream.
+    private func addressing(_ request: IncomingRequest) -> (CassetteRequest, RequestTarget, host: String, port: Int)? {
+        var cassetteRequest = request.cassetteRequest()
+        let target: RequestTarget
+        if let base, request.target.hasPrefix("/"), request.tunnelOrigin == nil {
+            (cassetteRequest.url, target) = base.target(for: request.target)
+        } else {
+            target = cassetteRequest.target
+        }
+        guard let host = target.host, let port = target.port else { return nil }
+        if cassetteRequest.headers.contains("Host"), let authority = target.authority {
+            cassetteRequest.headers.set(name: "Host", value: authority)
+        }
+        return (cassetteRequest, target, host, port)
+    }
+
+    private static let noTarget = Refusal(.badRequest,
+                                          "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL")
 
     /// A WebSocket upgrade to record: the handshake as the upstream gets it (secrets revealed to
     /// it, as for any request), and the conversation recorded once it ends.

@@ -60,14 +60,25 @@ final class UpstreamConnection {
     }
 
     /// Sends a whole request at the end of the event loop's round; the answer goes to `exchange` piece by piece.
-    func send(_ head: HTTPRequestHead, body: ByteBuffer, to exchange: UpstreamExchange, flushingWith deferredFlush: DeferredFlush) {
+    func send(_ head: HTTPRequestHead, body: ForwardedBody, to exchange: UpstreamExchange, flushingWith deferredFlush: DeferredFlush) {
         handler.exchange = exchange
         handler.isReusable = handler.isReusable && head.isKeepAlive
         if watchdog == nil { watch(until: channel.eventLoop.now + exchange.timeout) }
         channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
-        channel.write(HTTPClientRequestPart.end(nil), promise: nil)
-        deferredFlush.flush(channel)
+        switch body {
+        case .whole(let body):
+            if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
+            channel.write(HTTPClientRequestPart.end(nil), promise: nil)
+            deferredFlush.flush(channel)
+        case .streamed(let stream):
+            // Each part goes as it arrives; a client that leaves first resets the upstream's stream too.
+            deferredFlush.flush(channel)
+            let channel = channel
+            stream.read(with: RequestBodyStream.Reader(
+                part: { part in channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part)), promise: nil) },
+                end: { channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil) },
+                failure: { channel.close(promise: nil) }))
+        }
     }
 
     /// The client connection closed: an exchange still on it fails as the client's leaving, then
@@ -157,4 +168,11 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
         exchange?.upstreamFailed(error)
         context.close(promise: nil)
     }
+}
+
+/// A forwarded request's body: whole, or still arriving from a client that may wait for answers
+/// before it sends the rest (``RequestBodyStream``).
+enum ForwardedBody {
+    case whole(ByteBuffer)
+    case streamed(RequestBodyStream)
 }

@@ -70,7 +70,9 @@ final class UpstreamExchange {
     }
 
     private var state = State.waiting
-    private let cassetteRequest: CassetteRequest
+    private var cassetteRequest: CassetteRequest
+    /// The request's body while it arrives, when it was forwarded before it ended.
+    private var streamedRequest: RequestBodyStream?
     private let sink: ResponseSink
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
@@ -105,10 +107,12 @@ final class UpstreamExchange {
         return false
     }
 
-    /// Sends the request on `connection`, which watches it for silence.
-    func send(_ head: HTTPRequestHead, body: ByteBuffer, on connection: UpstreamConnection) {
+    /// Sends the request on `connection`, which watches it for silence. A streamed body is kept
+    /// as it passes, and the cassette gets all of it (``receivedEnd(trailers:connectionReusable:)``).
+    func send(_ head: HTTPRequestHead, body: ForwardedBody, on connection: UpstreamConnection) {
         guard !isDone else { return }
         self.connection = connection
+        if case .streamed(let stream) = body { streamedRequest = stream }
         lastActivity = sink.eventLoop.now
         connection.send(head, body: body, to: self, flushingWith: sink.scope.deferredFlush)
     }
@@ -197,6 +201,11 @@ final class UpstreamExchange {
         connection = nil
         let kept = trailers.map(HeaderList.init) ?? response.trailersOnly
         let trailers = trailers ?? response.trailersOnly.map(HTTPHeaders.init)
+        if let streamedRequest {
+            // What the client sent of the call: all of it, unless the upstream ended the call first.
+            cassetteRequest.body = IncomingRequest.cassetteBody(Data(streamedRequest.received.readableBytesView),
+                                                                 headers: cassetteRequest.headers)
+        }
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),

@@ -48,7 +48,7 @@ struct UpstreamForwarder: Sendable {
         }
         let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? RequestTarget.defaultPort(scheme: scheme))
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
-        let body = request.body
+        let body = request.bodyStream.map(ForwardedBody.streamed) ?? .whole(request.body)
         if request.version.major == 2, !http1Only.contains(origin) {
             return forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
         }
@@ -56,7 +56,7 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// Sends the request on the client connection's kept HTTP/1.1 connection, or a new one.
-    private func forwardOverHTTP1(_ head: HTTPRequestHead, body: ByteBuffer, to origin: UpstreamOrigin, exchange: UpstreamExchange,
+    private func forwardOverHTTP1(_ head: HTTPRequestHead, body: ForwardedBody, to origin: UpstreamOrigin, exchange: UpstreamExchange,
                                   sink: ResponseSink) {
         let scope = sink.scope
         let (tls, connectTimeout, loop, dialer) = (tls, connectTimeout, sink.eventLoop, dialer)
@@ -84,7 +84,7 @@ struct UpstreamForwarder: Sendable {
     /// upstream is closing (its `GOAWAY`, or an idle close) may refuse the stream or end it before
     /// any answer, and any connection may refuse a stream it will not process: the connection is
     /// retired and the request goes again on a new one, at most `attemptsLeft` more times.
-    private func forwardOverHTTP2(_ head: HTTPRequestHead, body: ByteBuffer, to origin: UpstreamOrigin, exchange: UpstreamExchange,
+    private func forwardOverHTTP2(_ head: HTTPRequestHead, body: ForwardedBody, to origin: UpstreamOrigin, exchange: UpstreamExchange,
                                   sink: ResponseSink, attemptsLeft: Int = 3) {
         let (http2TLS, connectTimeout, loop, dialer) = (http2TLS, connectTimeout, sink.eventLoop, dialer)
         let scope = sink.scope
@@ -118,7 +118,7 @@ struct UpstreamForwarder: Sendable {
     }
 
     /// The request as the upstream gets it: origin-form, without hop-by-hop and control headers,
-    /// with the upstream's Host and the body's exact length.
+    /// with the upstream's Host and the body's exact length (none for a body still arriving).
     private static func upstreamHead(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
                                      origin: UpstreamOrigin) -> HTTPRequestHead {
         var headers = HTTPHeaders()
@@ -132,7 +132,8 @@ struct UpstreamForwarder: Sendable {
         // The proxy passes trailers on to a client that takes them, so it asks for them.
         if request.takesTrailers { headers.add(name: "TE", value: "trailers") }
         let announcesBody = fields.contains(.contentLength) || fields.contains(.transferEncoding)
-        if request.body.readableBytes > 0 || announcesBody {
+        // A body still arriving has no length yet: HTTP/2 ends it with the stream, HTTP/1.1 in chunks.
+        if request.bodyStream == nil, request.body.readableBytes > 0 || announcesBody {
             headers.add(name: "Content-Length", value: String(request.body.readableBytes))
         }
         let uri = target.path + (target.query.map { "?" + $0 } ?? "")

@@ -25,6 +25,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let scope: ConnectionScope
     /// Whether the scope is this handler's own, or shared by the streams of an HTTP/2 connection.
     private let ownsScope: Bool
+    /// The body of the request handed on before it ended, while it arrives.
+    private var streamedBody: RequestBodyStream?
 
     /// - Parameter scope: the scope of the HTTP/2 connection this stream is part of; nil gives the
     ///   handler a scope of its own (an HTTP/1.1 connection).
@@ -74,6 +76,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The connection closed or its HTTP handlers were replaced (a tunnel): drops what it kept.
     func handlerRemoved(context: ChannelHandlerContext) {
+        streamedBody?.fail()
         if ownsScope { scope.close() }
     }
 
@@ -84,17 +87,20 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .sendContinue(let version):
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
         case .respond(let head, let body, let arrival):
-            var request: IncomingRequest
-            do {
-                request = try IncomingRequest(head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
-            } catch {
-                return refuse(Refusal(.badRequest, "malformed request: \(error)"), context: context)
-            }
-            request.adminEnabled = configuration.adminEnabled
-            if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
-            let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
-                                    for: request, configuration: configuration)
-            front.respond(to: request, sink: sink)
+            respond(head, body: body, arrival: arrival, context: context)
+        case .respondStreaming(let head, let arrival):
+            streamedBody = RequestBodyStream(eventLoop: context.eventLoop)
+            respond(head, body: ByteBuffer(), streaming: streamedBody, arrival: arrival, context: context)
+        case .requestBody(let part):
+            streamedBody?.append(part)
+        case .requestEnd:
+            streamedBody?.finish()
+            streamedBody = nil
+        case .abandonRequest:
+            // An HTTP/2 stream closed before its end is reset.
+            streamedBody?.fail()
+            streamedBody = nil
+            context.close(promise: nil)
         case .refuse(let status, let reason):
             writeLocalAnswer(Refusal(status, reason), context: context)
         case .challenge(let toAdmin):
@@ -102,6 +108,24 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .planTunnel(let host, let port):
             openTunnel(context: context, host: host, port: port)
         }
+    }
+
+    /// Hands a request to the front door with the sink its answer goes through.
+    private func respond(_ head: HTTPRequestHead, body: ByteBuffer, streaming: RequestBodyStream? = nil, arrival: NIODeadline,
+                         context: ChannelHandlerContext) {
+        var request: IncomingRequest
+        do {
+            request = try IncomingRequest(head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+        } catch {
+            streamedBody = nil
+            return refuse(Refusal(.badRequest, "malformed request: \(error)"), context: context)
+        }
+        request.bodyStream = streaming
+        request.adminEnabled = configuration.adminEnabled
+        if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
+        let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
+                                for: request, configuration: configuration)
+        front.respond(to: request, sink: sink)
     }
 
     /// Takes up the parts that waited for a response to end, until the next request is under way;

@@ -41,6 +41,16 @@ struct ExchangeStateMachine {
         case sendContinue(HTTPVersion)
         /// Hand a whole request to the responder.
         case respond(HTTPRequestHead, ByteBuffer, arrival: NIODeadline)
+        /// Hand a request to the responder before its body: a gRPC call on an HTTP/2 stream, whose
+        /// client may wait for an answer before it sends its next message. Its body follows as
+        /// ``requestBody(_:)`` and ``requestEnd``.
+        case respondStreaming(HTTPRequestHead, arrival: NIODeadline)
+        /// A part of the body of the request handed on early.
+        case requestBody(ByteBuffer)
+        /// The end of the body of the request handed on early.
+        case requestEnd
+        /// The body of the request handed on early grew past the limit: reset the stream.
+        case abandonRequest(reason: String)
         /// Answer with this status and reason, then close.
         case refuse(HTTPResponse.Status, reason: String)
         /// Ask for the `--proxy-auth` credentials: 407, or 401 for an admin path (the inspector page
@@ -83,6 +93,8 @@ struct ExchangeStateMachine {
     /// Whether this is an HTTP/2 stream (its head says 2.0): one request, and no connection of its
     /// own to close; the HTTP/2 connection says `GOAWAY` when the server stops (``HTTP2IdleClose``).
     private var isHTTP2Stream = false
+    /// The bytes of the body of a request handed on early, while it is being received.
+    private var streamedBodySize: Int?
 
     init(maxBodySize: Int, isTunnel: Bool, proxyAuthentication: ProxyAuthentication? = nil) {
         self.maxBodySize = maxBodySize
@@ -110,6 +122,9 @@ struct ExchangeStateMachine {
 
     /// A request part arrived from the decoder.
     mutating func received(_ part: HTTPServerRequestPart, now: NIODeadline) -> PartAction {
+        if let size = streamedBodySize {
+            return takeStreamed(part, size: size)
+        }
         if isResponding || !waiting.isEmpty {
             waiting.append(.part(part))
             return .none
@@ -130,9 +145,10 @@ struct ExchangeStateMachine {
         }
     }
 
-    /// The handlers behind asked for a read: whether to pass it on now (else it is held).
+    /// The handlers behind asked for a read: whether to pass it on now (else it is held). A request
+    /// handed on before its body ended is read on while it is answered.
     mutating func readRequested() -> Bool {
-        if isResponding {
+        if isResponding, streamedBodySize == nil {
             readHeld = true
             return false
         }
@@ -284,12 +300,37 @@ struct ExchangeStateMachine {
             return refuse(.contentTooLarge,
                           "the request body of \(length) bytes is over the limit of \(maxBodySize) bytes (--max-body)")
         }
+        if isHTTP2Stream, GRPCCall.isGRPC(contentType: head.headers.first(name: "Content-Type")) {
+            beginAnswer(keepAlive: true)
+            streamedBodySize = 0
+            return .respondStreaming(head, arrival: now)
+        }
         state = .receiving(head, ByteBuffer(), arrival: now)
         if head.expectsContinue {
             // The client waits for this before sending its body; a request refused early (413 above) never gets it.
             return .sendContinue(head.version)
         }
         return .none
+    }
+
+    /// A part of the body of a request handed on early (the answer may be under way already).
+    private mutating func takeStreamed(_ part: HTTPServerRequestPart, size: Int) -> PartAction {
+        switch part {
+        case .body(let chunk):
+            guard size + chunk.readableBytes <= maxBodySize else {
+                streamedBodySize = nil
+                return .abandonRequest(reason: "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
+            }
+            streamedBodySize = size + chunk.readableBytes
+            return .requestBody(chunk)
+        case .end:
+            streamedBodySize = nil
+            return .requestEnd
+        case .head:
+            // A stream carries one request.
+            streamedBodySize = nil
+            return .abandonRequest(reason: "a second request head on one stream")
+        }
     }
 
     private mutating func refuse(_ status: HTTPResponse.Status, _ reason: String) -> PartAction {

@@ -17,8 +17,21 @@ package struct FrontDoor: Responder {
         self.mode = mode
     }
 
-    /// Answers one complete request through the sink.
+    /// Answers one request through the sink. One handed on before its body ended (a gRPC call on an
+    /// HTTP/2 stream) goes to the mode at once when the mode can decide it so; otherwise it is
+    /// answered as a complete request once its body is in.
     package func respond(to request: IncomingRequest, sink: ResponseSink) {
+        if let stream = request.bodyStream {
+            if !request.isAdmin, let decision = mode.decideStreaming(request, control: ControlHeaders(request.head.headerFields)) {
+                return carryOut(decision, for: request, sink: sink)
+            }
+            return stream.collect { body in
+                var whole = request
+                whole.body = body
+                whole.bodyStream = nil
+                respond(to: whole, sink: sink)
+            }
+        }
         if request.isAdmin {
             mode.admin.respond(to: request, sink: sink)
             return

@@ -15,8 +15,11 @@ package struct IncomingRequest: Sendable {
     /// The protocol version the request came in with (an HTTP/2 stream says 2.0): whether the
     /// upstream leg speaks HTTP/2, and how trailers are framed.
     package var version: HTTPVersion
-    /// The whole body.
+    /// The whole body; empty while ``bodyStream`` brings it.
     package var body: ByteBuffer
+    /// The body still arriving, for a request handed on before it ended (a gRPC call on an HTTP/2
+    /// stream); nil for a whole request.
+    package var bodyStream: RequestBodyStream?
     /// `https://host[:port]` for a request inside an intercepted TLS tunnel, nil otherwise.
     package var tunnelOrigin: String?
     /// When the head arrived; replay delays count from here.
@@ -80,13 +83,19 @@ package struct IncomingRequest: Sendable {
         for field in head.headerFields where !HeaderList.isHopByHop(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
             headers.append(name: field.name.rawName, value: field.value)
         }
-        var bytes = Data(copying: body)
+        return CassetteRequest(method: head.method.rawValue, url: url, headers: headers,
+                               body: Self.cassetteBody(Data(copying: body), headers: headers))
+    }
+
+    /// A request body as the cassette keeps it: decoded from its `Content-Encoding`, and a gRPC
+    /// call's messages decompressed.
+    static func cassetteBody(_ received: Data, headers: HeaderList) -> Body {
+        var bytes = received
         if let coding = ContentCoding(header: headers["Content-Encoding"]), let decoded = try? coding.decode(bytes) {
             bytes = decoded
         }
-        var request = CassetteRequest(method: head.method.rawValue, url: url, headers: headers, body: Body(bytes))
-        if GRPCCall.isGRPC(request) { request.body = Body(GRPCCall.decompressed(bytes, encoding: headers["grpc-encoding"]), style: .grpc) }
-        return request
+        guard GRPCCall.isGRPC(contentType: headers["Content-Type"]) else { return Body(bytes) }
+        return Body(GRPCCall.decompressed(bytes, encoding: headers["grpc-encoding"]), style: .grpc)
     }
 }
 

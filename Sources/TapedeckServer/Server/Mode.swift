@@ -16,6 +16,10 @@ package protocol Mode: Sendable {
     /// Decides one complete request (never an admin one), from any thread.
     func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision
 
+    /// Decides a request whose body is still arriving (``IncomingRequest/bodyStream``) when its
+    /// body cannot change the decision; nil to decide it once it is complete. On the event loop.
+    func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision?
+
     /// Whether `CONNECT` to `host` is relayed untouched rather than intercepted.
     func passesThrough(host: String) -> Bool
 
@@ -26,6 +30,9 @@ package protocol Mode: Sendable {
 
 extension Mode {
     package func passesThrough(host: String) -> Bool { false }
+
+    /// Every request is decided whole.
+    package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? { nil }
 }
 
 /// What a `CONNECT` request turns into.

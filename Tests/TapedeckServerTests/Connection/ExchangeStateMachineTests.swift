@@ -79,6 +79,30 @@ import Testing
         #expect(!stream.closesAfterResponse)
     }
 
+    @Test func aGRPCCallOnAnHTTP2StreamIsHandedOnBeforeItsBodyAndItsPartsFollow() {
+        let http2 = HTTPVersion(major: 2, minor: 0)
+        let call = head(.POST, "/demo.Greeter/Chat", version: http2, [("content-type", "application/grpc")])
+        let machine = Driver(maxBodySize: 8, isTunnel: false)
+        #expect(machine.received(.head(call), now: now) == .respondStreaming(call, arrival: now))
+        #expect(machine.isResponding, "the answer may begin before the request ends")
+        #expect(machine.readRequested(), "and the body is read on meanwhile")
+        #expect(machine.received(.body(ByteBuffer(string: "ping")), now: now) == .requestBody(ByteBuffer(string: "ping")))
+        #expect(machine.received(.body(ByteBuffer(string: "pong")), now: now) == .requestBody(ByteBuffer(string: "pong")))
+        #expect(machine.received(.end(nil), now: now) == .requestEnd)
+        #expect(machine.responseEnded() == .keepAlive)
+
+        let tooLong = Driver(maxBodySize: 8, isTunnel: false)
+        _ = tooLong.received(.head(call), now: now)
+        #expect(tooLong.received(.body(ByteBuffer(string: "123456789")), now: now)
+            == .abandonRequest(reason: "the request body is over the limit of 8 bytes (--max-body)"))
+
+        // Over HTTP/1.1 a gRPC request is taken whole, as is any other request on an HTTP/2 stream.
+        let overHTTP1 = Driver(maxBodySize: 8, isTunnel: false)
+        #expect(overHTTP1.received(.head(head(.POST, "/demo.Greeter/Chat", [("content-type", "application/grpc")])), now: now) == .none)
+        let plain = Driver(maxBodySize: 8, isTunnel: false)
+        #expect(plain.received(.head(head(.POST, "/items", version: http2)), now: now) == .none)
+    }
+
     @Test func partsArrivingDuringAResponseWaitAndReadsAreHeld() {
         let machine = Driver(maxBodySize: 100, isTunnel: false)
         _ = machine.received(.head(head(.GET, "/first")), now: now)
