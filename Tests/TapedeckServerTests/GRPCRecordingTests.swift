@@ -102,6 +102,14 @@ import Testing
         let answers = (recorded.chunks ?? []).flatMap { GRPCMessage.split($0.data) ?? [] }.map(\.bytes)
         #expect(answers == [Data("PING".utf8), Data("PONG".utf8)])
         #expect(recorded.response.trailers?["grpc-status"] == "0")
+        // The cassette keeps the conversation's order: each request message's time counts from the
+        // request's start, as the first response byte's does, and "pong" went after "PING" came back.
+        let requestTimes = try #require(recorded.request.body.messageTimes)
+        let firstByte = try #require(recorded.timing?.firstByteMs)
+        let answerTimes = (recorded.chunks ?? []).map(\.atMs)
+        #expect(requestTimes.count == 2 && answerTimes.count == 2, "\(requestTimes) \(answerTimes)")
+        #expect(requestTimes[0] <= firstByte, "\(requestTimes) \(firstByte)")
+        #expect(requestTimes[1] >= firstByte + answerTimes[0], "\(requestTimes) \(firstByte) \(answerTimes)")
 
         // Replay takes a call's messages whole before it matches them (SPEC 12): a client that
         // sends them all first gets the recorded chat.

@@ -32,8 +32,10 @@ public struct Body: Sendable {
     /// did not decode when recorded, kept as received (`"encoded": true` in the cassette) and served
     /// exactly as stored, never encoded again.
     public var isEncoded: Bool
-    /// A streamed gRPC answer's message times, only on its way between a cassette file and
-    /// ``Interaction/chunks`` (``GRPCCall/pacedAsChunks(_:)``); not part of equality.
+    /// A gRPC body's message times (`atMs`; not part of equality): a streamed answer's, only on its
+    /// way between a cassette file and ``Interaction/chunks`` (``GRPCCall/pacedAsChunks(_:)``),
+    /// counted from its first byte; a request's, for a call the recording proxy forwarded as it
+    /// arrived, counted from the request's start (as ``Timing/firstByteMs`` is).
     package var messageTimes: [Double]?
 
     /// Creates a body.

@@ -67,10 +67,13 @@ package enum GRPCCall {
         return interaction
     }
 
-    /// A body kept as its messages, decompressed; one in a side file (a large body) stays as it is.
+    /// A body kept as its messages, decompressed, with their times; one in a side file (a large
+    /// body) stays as it is.
     private static func keptAsMessages(_ body: Body, encoding: String?) -> Body {
         guard body.file == nil, !body.isEncoded else { return body }
-        return Body(decompressed(body.data, encoding: encoding), style: .grpc)
+        var kept = Body(decompressed(body.data, encoding: encoding), style: .grpc)
+        kept.messageTimes = body.messageTimes
+        return kept
     }
 
     // MARK: compressed messages (grpc-encoding)

@@ -202,9 +202,11 @@ final class UpstreamExchange {
         let kept = trailers.map(HeaderList.init) ?? response.trailersOnly
         let trailers = trailers ?? response.trailersOnly.map(HTTPHeaders.init)
         if let streamedRequest {
-            // What the client sent of the call: all of it, unless the upstream ended the call first.
+            // What the client sent of the call (all of it, unless the upstream ended the call first),
+            // each message with its time from the request's start, on the clock of `timing`.
             cassetteRequest.body = IncomingRequest.cassetteBody(Data(streamedRequest.received.readableBytesView),
                                                                  headers: cassetteRequest.headers)
+            cassetteRequest.body.messageTimes = streamedRequest.messageArrivals(since: start)?.map(Self.milliseconds)
         }
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,

@@ -1,4 +1,6 @@
+import Foundation
 import NIOCore
+import TapedeckCore
 
 /// The body of a request handed on before it ended (a gRPC call on an HTTP/2 stream: a
 /// bidirectional client may wait for an answer before it sends its next message). Its parts are
@@ -15,15 +17,19 @@ package final class RequestBodyStream: Sendable {
 
     private struct State {
         var parts: [ByteBuffer] = []
+        /// When each part arrived.
+        var arrivals: [NIODeadline] = []
         var ended = false
         var failed = false
         var reader: Reader?
     }
 
     private let state: NIOLoopBoundBox<State>
+    private let eventLoop: any EventLoop
 
     package init(eventLoop: any EventLoop) {
         state = NIOLoopBoundBox(State(), eventLoop: eventLoop)
+        self.eventLoop = eventLoop
     }
 
     /// The parts received so far, joined.
@@ -39,6 +45,7 @@ package final class RequestBodyStream: Sendable {
     /// A part arrived from the client.
     func append(_ part: ByteBuffer) {
         state.value.parts.append(part)
+        state.value.arrivals.append(eventLoop.now)
         state.value.reader?.part(part)
     }
 
@@ -63,6 +70,25 @@ package final class RequestBodyStream: Sendable {
         for part in state.value.parts { reader.part(part) }
         if state.value.ended { reader.end() }
         if state.value.failed { reader.failure() }
+    }
+
+    /// When each gRPC message of the body so far came, as time from `start`: the arrival of the
+    /// part that completed it. Nil when the body is not whole gRPC messages.
+    func messageArrivals(since start: NIODeadline) -> [TimeAmount]? {
+        let body = received
+        guard let messages = GRPCMessage.split(Data(body.readableBytesView)) else { return nil }
+        var partEnds: [Int] = []
+        var total = 0
+        for part in state.value.parts {
+            total += part.readableBytes
+            partEnds.append(total)
+        }
+        var messageEnd = 0
+        return messages.map { message in
+            messageEnd += 5 + message.bytes.count
+            let part = partEnds.firstIndex { $0 >= messageEnd } ?? partEnds.count - 1
+            return max(.zero, state.value.arrivals[part] - start)
+        }
     }
 
     /// Calls `body` with the whole body once it has ended (not at all when the client left first).
