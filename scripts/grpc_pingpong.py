@@ -2,9 +2,10 @@
 """A bidirectional gRPC client that waits for each answer before it sends its next message, as a
 chat does: calls /demo.Greeter/Chat (scripts/grpc_upstream.py) at ADDRESS (host:port) with "ping"
 and then "pong", and prints the answers and the status on one line. With --all-at-once it sends
-both messages first and reads the answers after, as a client that does not wait.
+both messages first and reads the answers after, as a client that does not wait; with --leave it
+cancels the call after the first answer, as a client that goes away mid-call.
 
-Usage: grpc_pingpong.py [--all-at-once] ADDRESS
+Usage: grpc_pingpong.py [--all-at-once | --leave] ADDRESS
 """
 import queue
 import sys
@@ -14,6 +15,7 @@ import grpc
 
 def main(arguments):
     all_at_once = "--all-at-once" in arguments
+    leave = "--leave" in arguments
     address = [argument for argument in arguments if not argument.startswith("--")][0]
     channel = grpc.insecure_channel(address)
     grpc.channel_ready_future(channel).result(timeout=10)
@@ -35,6 +37,9 @@ def main(arguments):
             for word in words:
                 outgoing.put(word)
                 answers.append(next(call))  # waits for the answer to this message
+                if leave:
+                    call.cancel()
+                    break
             outgoing.put(None)
             answers += list(call)
         except grpc.RpcError:

@@ -70,10 +70,9 @@ import Testing
     }
 
     /// What `scripts/grpc_pingpong.py` prints: a chat whose client waits for each answer, or sends all first.
-    private func chat(_ authority: String, allAtOnce: Bool = false) async throws -> String {
+    private func chat(_ authority: String, _ options: String...) async throws -> String {
         let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/grpc_pingpong.py").path
-        let result = try await Subprocess.run(executable: "/usr/bin/env",
-                                              arguments: ["python3", script] + (allAtOnce ? ["--all-at-once"] : []) + [authority])
+        let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", script] + options + [authority])
         #expect(result.status == 0, "\(result.text) \(result.error)")
         return result.text
     }
@@ -114,8 +113,29 @@ import Testing
         // Replay takes a call's messages whole before it matches them (SPEC 12): a client that
         // sends them all first gets the recorded chat.
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
-            let replayed = try await chat("127.0.0.1:\(harness.server.port)", allAtOnce: true)
+            let replayed = try await chat("127.0.0.1:\(harness.server.port)", "--all-at-once")
             #expect(replayed == live)
         }
+    }
+
+    /// A chat's client that goes away mid-call: the upstream's stream is reset with it, nothing is
+    /// recorded, and the proxy goes on serving (the next chat is recorded whole).
+    @Test func aChatWhoseClientLeavesMidCallIsNotRecordedAndTheProxyGoesOn() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "chat.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+            let left = try await chat("127.0.0.1:\(harness.server.port)", "--leave")
+            #expect(left == "chat PING CANCELLED\n")
+            let whole = try await chat("127.0.0.1:\(harness.server.port)")
+            #expect(whole == "chat PING PONG OK\n")
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+            #expect(harness.responder.exchangesUnderWay == 0, "the call that was left is over too")
+        }
+        let recorded = try CassetteCodec().load(file).interactions
+        #expect(recorded.count == 1)
+        #expect(GRPCMessage.split(recorded.first?.request.body.data ?? Data())?.count == 2, "only the whole chat")
     }
 }
