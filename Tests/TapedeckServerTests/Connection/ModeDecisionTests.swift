@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 @testable import TapedeckServer
 import TapedeckCore
@@ -79,6 +80,32 @@ import Testing
             Issue.record("what the cassette holds is played (new-episodes)")
             return
         }
+    }
+
+    @Test func recordingForwardsAStreamedCallAsItArrivesOnlyWhenTheCassetteCouldNotAnswerIt() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mode = try recordingMode(target: "http://127.0.0.1:9", cassette: folder.appending(path: "c.json"))
+        let grpc = [("Host", "x"), ("Content-Type", "application/grpc")]
+        var call = request("/demo.Greeter/Chat", method: .POST, headers: grpc)
+        call.bodyStream = RequestBodyStream(eventLoop: EmbeddedEventLoop())
+        guard case .forward(let forwarding) = mode.decideStreaming(call, control: ControlHeaders(call.head.headerFields)) else {
+            Issue.record("an empty cassette cannot answer the call: it goes as it arrives")
+            return
+        }
+        #expect(forwarding.request.bodyStream != nil)
+        forwarding.finished(.failure(.clientGone))
+
+        // Once the cassette holds a call of that method and path, a call may be replayed: it is taken whole.
+        let cassette = folder.appending(path: "chat.json")
+        let recorded = Interaction(request: CassetteRequest(method: "POST", url: "http://127.0.0.1:9/demo.Greeter/Chat",
+                                                            headers: HeaderList([HeaderField(name: "Content-Type", value: "application/grpc")])),
+                                   response: CassetteResponse(status: 200))
+        try CassetteCodec().save(Cassette(interactions: [recorded]), to: cassette)
+        let holding = try recordingMode(target: "http://127.0.0.1:9", cassette: cassette)
+        #expect(holding.decideStreaming(call, control: ControlHeaders(call.head.headerFields)).map { "\($0)" } == nil)
+        // The replay server decides every call whole.
+        #expect(try replayMode().decideStreaming(call, control: ControlHeaders(call.head.headerFields)).map { "\($0)" } == nil)
     }
 
     @Test func recordingWithoutATargetRefusesAnOriginFormRequest() throws {
