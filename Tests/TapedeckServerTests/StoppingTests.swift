@@ -61,57 +61,33 @@ import Testing
     }
 
     @Test func theInspectorsLiveStreamEndsWhenTheServerStops() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.drainTimeout = .seconds(30) }) { (harness: ReplayHarness) async throws in
-            let socket = try RawSocket(port: harness.server.port, timeout: 20)
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.drainTimeout = .seconds(120) }) { (harness: ReplayHarness) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 150)
             socket.send("GET /__tapedeck/events HTTP/1.1\r\nHost: 127.0.0.1:\(harness.server.port)\r\nAccept: text/event-stream\r\n\r\n")
             while harness.responder.admin.inspector?.exchanges.events.listenerCount == 0 {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let stopping = ContinuousClock.now
             try await harness.server.shutdown()
-            #expect(ContinuousClock.now - stopping < .seconds(5), "a stream that never ends does not hold the drain")
             let received = await socket.read()
             let text = String(decoding: received.data, as: UTF8.self)
             #expect(received.ending == .closed)
-            #expect(text.hasSuffix("0\r\n\r\n"), "the stream is ended, not cut: \(text)")
+            // Ended by the server (the last chunk), not cut when the drain gave up.
+            #expect(text.hasSuffix("0\r\n\r\n"), "\(text)")
         }
     }
 
-    @Test func anIdleKeepAliveConnectionDoesNotHoldTheServer() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.drainTimeout = .seconds(30) }) { (harness: ReplayHarness) async throws in
-            let socket = try await IdleClient.connect(port: harness.server.port)
-            defer { socket.close() }
+    @Test func anIdleKeepAliveConnectionIsClosedAtOnce() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.drainTimeout = .seconds(120) }) { (harness: ReplayHarness) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 150)
+            socket.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            let answered = await socket.read { String(decoding: $0, as: UTF8.self).hasSuffix("Hello Shawn!") }
+            #expect(answered.ending != .closed, "kept alive after its answer")
             let stopping = ContinuousClock.now
             try await harness.server.shutdown()
-            #expect(ContinuousClock.now - stopping < .seconds(5), "an idle connection closes at once")
+            let after = await socket.read()
+            #expect(after.ending == .closed && after.data.isEmpty)
+            // Closed as the server stopped, not when the 120 s drain gave up (a wide margin for a busy machine).
+            #expect(ContinuousClock.now - stopping < .seconds(60))
         }
-    }
-}
-
-/// A client that connects and sends one request, then keeps the connection open without a word.
-private struct IdleClient {
-    let handle: FileHandle
-    let process: Process
-
-    static func connect(port: Int) async throws -> IdleClient {
-        // Python keeps a kept-alive HTTP/1.1 connection open after its first answer, until stdin closes.
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
-            import http.client, sys
-            c = http.client.HTTPConnection("127.0.0.1", \(port)); c.request("GET", "/plaintext?name=Idle"); c.getresponse().read()
-            print("answered", flush=True); sys.stdin.read()
-            """]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        _ = output.fileHandleForReading.availableData  // "answered": the connection is open and idle
-        return IdleClient(handle: input.fileHandleForWriting, process: process)
-    }
-
-    func close() {
-        try? handle.close()
-        process.waitUntilExit()
     }
 }

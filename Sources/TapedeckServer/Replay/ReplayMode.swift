@@ -15,6 +15,8 @@ package final class ReplayMode: Mode {
     package let authority: CertificateAuthority
     package let answers: PlaybackAnswers
     package let admin: AdminEndpoints
+    /// The recorded chats (gRPC calls whose clients waited for answers), by method and path.
+    private let chats: [String: [Interaction]]
 
     /// The journal of requests.
     package var journal: Journal { answers.journal }
@@ -46,6 +48,21 @@ package final class ReplayMode: Mode {
                       players: { [deck, library] in [deck.player] + (library?.loaded.map(\.player) ?? []) })
         }
         self.admin = admin
+        chats = Dictionary(grouping: deck.player.interactions.filter { GRPCConversation($0) != nil }) {
+            Self.chatKey(method: $0.request.method, path: Substring($0.request.target.path))
+        }
+    }
+
+    /// A gRPC call on an HTTP/2 stream whose method and path have recorded chats is played as its
+    /// messages come (``GRPCCallReplay``); every other request is decided whole.
+    package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? {
+        guard control.cassette == nil, !chats.isEmpty,
+              let candidates = chats[Self.chatKey(method: request.head.method.rawValue, path: request.path)] else { return nil }
+        return .converse(GRPCCallReplay(candidates: candidates, deck: deck, answers: answers, session: control.session))
+    }
+
+    private static func chatKey(method: String, path: Substring) -> String {
+        "\(method) \(path)"
     }
 
     /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.

@@ -17,6 +17,8 @@ package enum Decision: Sendable {
     case tunnel(UpstreamTunnel)
     /// Open the WebSocket upstream and record the conversation.
     case webSocket(WebSocketRecording)
+    /// Replay a chat to a gRPC client as it speaks (its body is still arriving).
+    case converse(GRPCCallReplay)
 }
 
 extension Decision {

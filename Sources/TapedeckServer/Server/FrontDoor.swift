@@ -73,6 +73,8 @@ package struct FrontDoor: Responder {
         case .forward(let forwarding):
             forwarding.forwarder.forward(forwarding.request, as: forwarding.cassetteRequest, target: forwarding.target,
                                          sink: sink, spooling: forwarding.spooling, finished: forwarding.finished)
+        case .converse(let replay):
+            replay.run(request, sink: sink) { whole, sink in respond(to: whole, sink: sink) }
         case .webSocket(let recording):
             sink.recordWebSocket(recording, request: request)
         case .tunnel(let tunnel):

@@ -22,6 +22,11 @@ enum GRPCErrorAnswer {
         [grpcStatus: "13", grpcMessage: GRPCStatusText.percentEncoded("the request's messages do not parse: \(problem)")]
     }
 
+    /// The trailers for a replayed chat whose client left its recording: status 12 and where.
+    static func departure(_ reason: String, path: String) -> HTTPFields {
+        [grpcStatus: "12", grpcMessage: GRPCStatusText.percentEncoded("the call left its recording of \(path): \(reason)")]
+    }
+
     private static let grpcStatus = HTTPField.Name("grpc-status")!
     private static let grpcMessage = HTTPField.Name("grpc-message")!
 }

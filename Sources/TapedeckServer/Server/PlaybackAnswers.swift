@@ -39,13 +39,21 @@ package final class PlaybackAnswers: Sendable {
         self.logger = logger
     }
 
-    /// Serves a played interaction, noting it in the journal (and warning when it expired).
-    func serve(_ playback: Playback, prepared: PreparedResponse, for played: CassetteRequest, session: String,
-               to request: IncomingRequest, sink: ResponseSink) {
+    /// Notes a played interaction in the journal and the inspector, warning when it expired;
+    /// returns the entry and the inspector's id for it.
+    @discardableResult
+    func note(_ playback: Playback, for played: CassetteRequest, session: String) -> (entry: JournalEntry, id: Int?) {
         let entry = JournalEntry(played: playback, request: played, session: session)
         journal.append(entry)
         let id = exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
+        return (entry, id)
+    }
+
+    /// Serves a played interaction, noting it.
+    func serve(_ playback: Playback, prepared: PreparedResponse, for played: CassetteRequest, session: String,
+               to request: IncomingRequest, sink: ResponseSink) {
+        let (entry, id) = note(playback, for: played, session: session)
         guard let conversation = playback.conversation else { return sink.serve(playback, prepared: prepared, to: request) }
         let (exchanges, logger) = (exchanges, logger)
         sink.playWebSocket(conversation, answer: prepared.head.headers, to: request) { played in

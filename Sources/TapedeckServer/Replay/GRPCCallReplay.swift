@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import TapedeckCore
+import TapedeckNIO
+
+/// Replays a chat, a gRPC call whose client waits for answers between its messages, to a client
+/// as it speaks: its messages are read as they come; the first recorded chat of its method and
+/// path that they follow, and that has something to send by now, is played through the player
+/// (headers, sessions and exhaustion as for any request), and that chat's ``GRPCConversation``
+/// says what goes when. A call that follows no recorded chat, or ends before any is ready, is
+/// answered as any call once its body is in.
+package struct GRPCCallReplay: Sendable {
+    /// The recorded chats of the call's method and path.
+    let candidates: [Interaction]
+    let deck: ReplayDeck
+    let answers: PlaybackAnswers
+    let session: String
+
+    /// Plays the call on `sink` as its messages come; `whole` answers it as a complete request.
+    func run(_ request: IncomingRequest, sink: ResponseSink,
+             whole: @escaping @Sendable (IncomingRequest, ResponseSink) -> Void) {
+        guard let stream = request.bodyStream else { return whole(request, sink) }
+        let player = GRPCCallPlayer(replay: self, request: request, sink: sink, whole: whole)
+        stream.read(with: RequestBodyStream.Reader(part: player.take, end: player.clientEnded, failure: {}))
+    }
+}
+
+/// One call being replayed, on its connection's event loop.
+private final class GRPCCallPlayer {
+    private let replay: GRPCCallReplay
+    private let request: IncomingRequest
+    private let sink: ResponseSink
+    private let whole: @Sendable (IncomingRequest, ResponseSink) -> Void
+    private let encoding: String?
+    /// Bytes received that do not make a whole message yet.
+    private var pending = Data()
+    /// The messages received (decompressed) while no chat is chosen.
+    private var messages: [Data] = []
+    /// The chat being played, and its answer as prepared for this client.
+    private var chosen: (conversation: GRPCConversation, answer: PreparedResponse)?
+    private var headSent = false
+    /// Whether the call went to the complete-request path.
+    private var handedOver = false
+
+    init(replay: GRPCCallReplay, request: IncomingRequest, sink: ResponseSink,
+         whole: @escaping @Sendable (IncomingRequest, ResponseSink) -> Void) {
+        self.replay = replay
+        self.request = request
+        self.sink = sink
+        self.whole = whole
+        encoding = request.head.headerFields[.grpcEncoding]
+    }
+
+    func take(_ part: ByteBuffer) {
+        guard !handedOver else { return }
+        pending.append(contentsOf: part.readableBytesView)
+        while let message = nextMessage() {
+            if var chosen {
+                let actions = chosen.conversation.received(message)
+                self.chosen = chosen
+                perform(actions)
+            } else {
+                messages.append(message)
+                choose(ended: false)
+            }
+            if handedOver { return }
+        }
+    }
+
+    func clientEnded() {
+        guard !handedOver else { return }
+        if var chosen {
+            let actions = chosen.conversation.clientEnded()
+            self.chosen = chosen
+            perform(actions)
+        } else {
+            choose(ended: true)
+        }
+    }
+
+    /// The next whole message received, decompressed; nil until one is whole.
+    private func nextMessage() -> Data? {
+        guard pending.count >= 5 else { return nil }
+        let start = pending.startIndex
+        let length = pending[(start + 1)..<(start + 5)].reduce(0) { $0 << 8 | Int($1) }
+        guard pending.count - 5 >= length else { return nil }
+        let framed = Data(pending.prefix(5 + length))
+        pending.removeFirst(5 + length)
+        return GRPCMessage.split(GRPCCall.decompressed(framed, encoding: encoding))?.first?.bytes
+    }
+
+    /// Plays the first recorded chat the messages follow that has something to send now; hands the
+    /// call over to the complete-request path when none can be played any more.
+    private func choose(ended: Bool) {
+        for candidate in replay.candidates {
+            guard let recorded = GRPCConversation(candidate), recorded.follows(messages) else { continue }
+            guard !actions(of: recorded, ended: ended).isEmpty else { continue }
+            var played = request.cassetteRequest()
+            played.body = candidate.request.body
+            guard case .played(let playback) = replay.deck.player.play(played, session: replay.session),
+                  let conversation = GRPCConversation(playback.interaction), conversation.follows(messages),
+                  let prepared = try? replay.deck.prepared.response(for: playback) else { continue }
+            replay.answers.note(playback, for: played, session: replay.session)
+            var playing = conversation
+            let actions = actions(of: &playing, ended: ended)
+            chosen = (playing, prepared.negotiated(grpcAcceptEncoding: request.head.headerFields[.grpcAcceptEncoding]).framed(for: request))
+            return perform(actions)
+        }
+        if ended || !replay.candidates.contains(where: { GRPCConversation($0)?.follows(messages) ?? false }) {
+            handOver()
+        }
+    }
+
+    /// What `conversation` does with the messages so far (and the client's end).
+    private func actions(of conversation: GRPCConversation, ended: Bool) -> [GRPCConversation.Action] {
+        var trial = conversation
+        return actions(of: &trial, ended: ended)
+    }
+
+    private func actions(of conversation: inout GRPCConversation, ended: Bool) -> [GRPCConversation.Action] {
+        var actions = conversation.start()
+        for message in messages { actions += conversation.received(message) }
+        if ended { actions += conversation.clientEnded() }
+        return actions
+    }
+
+    /// Answers the call as a complete request once its body is in.
+    private func handOver() {
+        handedOver = true
+        let (request, sink, whole) = (request, sink, whole)
+        request.bodyStream?.collect { body in
+            var complete = request
+            complete.body = body
+            complete.bodyStream = nil
+            whole(complete, sink)
+        }
+    }
+
+    private func perform(_ actions: [GRPCConversation.Action]) {
+        guard let answer = chosen?.answer else { return }
+        for action in actions {
+            switch action {
+            case .head:
+                headSent = true
+                sink.streamHead(answer.head)
+                if answer.chunks == nil, answer.body.readableBytes > 0 { _ = sink.writeBody(answer.body) }
+                sink.flush()
+            case .message(let number):
+                if let chunks = answer.chunks, number < chunks.count { _ = sink.writeBody(chunks[number]) }
+            case .end:
+                _ = sink.end(trailers: answer.trailers)
+            case .depart(let reason):
+                let trailers = GRPCErrorAnswer.departure(reason, path: String(request.path))
+                if headSent {
+                    _ = sink.end(trailers: HTTPHeaders(trailers))
+                } else {
+                    sink.send(GRPCErrorAnswer.noMatch, trailers: trailers)
+                }
+            }
+        }
+    }
+}
