@@ -104,7 +104,7 @@ import Testing
         try CassetteCodec().save(Cassette(interactions: [recorded]), to: cassette)
         let holding = try recordingMode(target: "http://127.0.0.1:9", cassette: cassette)
         #expect(holding.decideStreaming(call, control: ControlHeaders(call.head.headerFields)).map { "\($0)" } == nil)
-        // The replay server decides every call whole.
+        // A replay server holding no recorded chat of the method decides the call whole.
         #expect(try replayMode().decideStreaming(call, control: ControlHeaders(call.head.headerFields)).map { "\($0)" } == nil)
     }
 
