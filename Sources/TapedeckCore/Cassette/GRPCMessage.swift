@@ -23,6 +23,15 @@ package struct GRPCMessage: Sendable, Hashable {
 
     /// The messages framed in `data`; nil when the framing does not hold (a length past the end, a
     /// flag other than 0 or 1), so such a body is written as plain bytes instead.
+    /// The length of the first message framed at the start of `data`, prefix included; nil until
+    /// its prefix and all its bytes are there (a message still arriving).
+    package static func framedLength(atStartOf data: Data) -> Int? {
+        guard data.count >= 5 else { return nil }
+        let start = data.startIndex
+        let length = data[(start + 1)..<(start + 5)].reduce(0) { $0 << 8 | Int($1) }
+        return data.count - 5 >= length ? 5 + length : nil
+    }
+
     package static func split(_ data: Data) -> [GRPCMessage]? {
         try? parse(data).get()
     }

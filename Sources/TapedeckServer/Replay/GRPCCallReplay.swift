@@ -13,7 +13,7 @@ import TapedeckNIO
 /// answered as any call once its body is in.
 package struct GRPCCallReplay: Sendable {
     /// The recorded chats of the call's method and path.
-    let candidates: [Interaction]
+    let candidates: [RecordedChat]
     let deck: ReplayDeck
     let answers: PlaybackAnswers
     let session: String
@@ -25,6 +25,12 @@ package struct GRPCCallReplay: Sendable {
         let player = GRPCCallPlayer(replay: self, request: request, sink: sink, whole: whole)
         stream.read(with: RequestBodyStream.Reader(part: player.take, end: player.clientEnded, failure: {}))
     }
+}
+
+/// A recorded chat and the conversation it plays, made once when the cassettes are loaded.
+package struct RecordedChat: Sendable {
+    let recording: Interaction
+    let conversation: GRPCConversation
 }
 
 /// One call being replayed, on its connection's event loop.
@@ -82,23 +88,20 @@ private final class GRPCCallPlayer {
 
     /// The next whole message received, decompressed; nil until one is whole.
     private func nextMessage() -> Data? {
-        guard pending.count >= 5 else { return nil }
-        let start = pending.startIndex
-        let length = pending[(start + 1)..<(start + 5)].reduce(0) { $0 << 8 | Int($1) }
-        guard pending.count - 5 >= length else { return nil }
-        let framed = Data(pending.prefix(5 + length))
-        pending.removeFirst(5 + length)
+        guard let length = GRPCMessage.framedLength(atStartOf: pending) else { return nil }
+        let framed = Data(pending.prefix(length))
+        pending.removeFirst(length)
         return GRPCMessage.split(GRPCCall.decompressed(framed, encoding: encoding))?.first?.bytes
     }
 
     /// Plays the first recorded chat the messages follow that has something to send now; hands the
     /// call over to the complete-request path when none can be played any more.
     private func choose(ended: Bool) {
-        for candidate in replay.candidates {
-            guard let recorded = GRPCConversation(candidate), recorded.follows(messages) else { continue }
-            guard !actions(of: recorded, ended: ended).isEmpty else { continue }
+        for candidate in replay.candidates where candidate.conversation.follows(messages) {
+            var trial = candidate.conversation
+            guard !actions(of: &trial, ended: ended).isEmpty else { continue }
             var played = request.cassetteRequest()
-            played.body = candidate.request.body
+            played.body = candidate.recording.request.body
             guard case .played(let playback) = replay.deck.player.play(played, session: replay.session),
                   let conversation = GRPCConversation(playback.interaction), conversation.follows(messages),
                   let prepared = try? replay.deck.prepared.response(for: playback) else { continue }
@@ -108,17 +111,12 @@ private final class GRPCCallPlayer {
             chosen = (playing, prepared.negotiated(grpcAcceptEncoding: request.head.headerFields[.grpcAcceptEncoding]).framed(for: request))
             return perform(actions)
         }
-        if ended || !replay.candidates.contains(where: { GRPCConversation($0)?.follows(messages) ?? false }) {
+        if ended || !replay.candidates.contains(where: { $0.conversation.follows(messages) }) {
             handOver()
         }
     }
 
     /// What `conversation` does with the messages so far (and the client's end).
-    private func actions(of conversation: GRPCConversation, ended: Bool) -> [GRPCConversation.Action] {
-        var trial = conversation
-        return actions(of: &trial, ended: ended)
-    }
-
     private func actions(of conversation: inout GRPCConversation, ended: Bool) -> [GRPCConversation.Action] {
         var actions = conversation.start()
         for message in messages { actions += conversation.received(message) }

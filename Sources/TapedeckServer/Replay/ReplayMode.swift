@@ -16,7 +16,7 @@ package final class ReplayMode: Mode {
     package let answers: PlaybackAnswers
     package let admin: AdminEndpoints
     /// The recorded chats (gRPC calls whose clients waited for answers), by method and path.
-    private let chats: [String: [Interaction]]
+    private let chats: [String: [RecordedChat]]
 
     /// The journal of requests.
     package var journal: Journal { answers.journal }
@@ -48,8 +48,11 @@ package final class ReplayMode: Mode {
                       players: { [deck, library] in [deck.player] + (library?.loaded.map(\.player) ?? []) })
         }
         self.admin = admin
-        chats = Dictionary(grouping: deck.player.interactions.filter { GRPCConversation($0) != nil }) {
-            Self.chatKey(method: $0.request.method, path: Substring($0.request.target.path))
+        let recorded = deck.player.interactions.compactMap { recording in
+            GRPCConversation(recording).map { RecordedChat(recording: recording, conversation: $0) }
+        }
+        chats = Dictionary(grouping: recorded) {
+            Self.chatKey(method: $0.recording.request.method, path: Substring($0.recording.request.target.path))
         }
     }
 
