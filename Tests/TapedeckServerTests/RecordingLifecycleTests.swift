@@ -79,7 +79,7 @@ struct RecordingLifecycleTests {
         upstream.arguments = ["python3", "-u", "-c", script]
         let output = Pipe()
         upstream.standardOutput = output
-        try upstream.run()
+        try upstream.runSerially()
         defer { kill(upstream.processIdentifier, SIGKILL); upstream.waitUntilExit() }
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         let target = try #require(line.range(of: "http://").map { String(line[$0.lowerBound...].prefix { !$0.isWhitespace }) })

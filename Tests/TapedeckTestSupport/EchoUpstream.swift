@@ -19,7 +19,7 @@ public final class EchoUpstream: @unchecked Sendable {
         process.arguments = ["python3", "-u", ExampleUpstream.repositoryRoot.appendingPathComponent("scripts/echo_upstream.py").path, file.path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runSerially()
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard let range = line.range(of: "http://127.0.0.1:") else {
             kill(process.processIdentifier, SIGKILL)

@@ -23,7 +23,7 @@ public final class ExampleUpstream: Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerially()
         var buffer = Data()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !buffer.contains(UInt8(ascii: "\n")) {

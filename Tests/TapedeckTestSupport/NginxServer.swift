@@ -27,7 +27,7 @@ public final class NginxServer: @unchecked Sendable {
         try Data(configuration.utf8).write(to: file)
         process.executableURL = URL(filePath: path)
         process.arguments = ["-p", directory.path, "-c", file.path]
-        try process.run()
+        try process.runSerially()
     }
 
     /// Stops it and waits for it to exit.

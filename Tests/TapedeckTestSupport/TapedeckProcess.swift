@@ -29,7 +29,7 @@ public final class TapedeckProcess: @unchecked Sendable {
         process.currentDirectoryURL = directory
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try process.runSerially()
         let handle = errors.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {

@@ -114,7 +114,7 @@ struct DriftCommandTests {
         process.environment = ProcessInfo.processInfo.environment.merging(["DRIFT_TEST_TOKEN": token]) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runSerially()
         let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stdout)")
@@ -133,7 +133,7 @@ struct DriftCommandTests {
         process.environment = ["DRIFT_PIN": "1234"]
         let errors = Pipe()
         process.standardError = errors
-        try process.run()
+        try process.runSerially()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 
 /// Runs curl as a subprocess, bounded in time, and captures what it printed.
 enum Curl {
@@ -49,7 +50,7 @@ enum Subprocess {
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        try process.run()
+        try process.runSerially()
         let errorReader = Thread.detachedReader(error.fileHandleForReading)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

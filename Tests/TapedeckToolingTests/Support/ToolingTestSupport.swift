@@ -39,7 +39,7 @@ enum ToolingTestSupport {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.runSerially()
         let outData = Data.Collector(out.fileHandleForReading)
         let errData = Data.Collector(err.fileHandleForReading)
         let deadline = Date().addingTimeInterval(timeout)
@@ -79,7 +79,7 @@ enum ToolingTestSupport {
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runSerially()
             let deadline = Date().addingTimeInterval(60)
             var killed = false
             while process.isRunning && Date() < deadline {
