@@ -18,15 +18,18 @@ import Tapedeck
 /// `matchedHeaders` asks, and its request messages (as JSON by value with a ``ProtoSchema`` in
 /// the options). The recorded initial metadata, messages, trailing metadata, status and details
 /// come back exactly; a call nothing matches fails with `RPCError` code `.unimplemented` and the
-/// server's diagnosis as its message. All of a call's request messages are taken before it is
-/// matched, so a bidirectional client that waits for an answer before it sends its next
-/// message cannot be replayed (as through the servers).
+/// server's diagnosis as its message. A call is matched once the client has written all its
+/// request messages, except a chat: a call whose recording shows its client waiting for answers
+/// between its messages is played as the client writes, by the replay server's rules
+/// (``ChatWriter``).
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class CassetteGRPCTransport: ClientTransport {
     public typealias Bytes = [UInt8]
 
     /// The player holding the cassette and the playback positions.
     package let player: Player
+    /// The recorded chats (calls whose clients waited for answers), by method and path.
+    private let chats: [String: [RecordedChat]]
     private let clock: any Clock<Duration>
     private let shutdown = ShutdownSignal()
 
@@ -46,6 +49,7 @@ public final class CassetteGRPCTransport: ClientTransport {
     package init(player: Player, clock: any Clock<Duration> = ContinuousClock()) {
         self.player = player
         self.clock = clock
+        chats = RecordedChat.index(player.interactions)
     }
 
     /// Retries are not throttled: nothing here fails for a retry to help.
@@ -65,11 +69,21 @@ public final class CassetteGRPCTransport: ClientTransport {
     public func config(forMethod descriptor: MethodDescriptor) -> MethodConfig? { nil }
 
     /// Opens a call: the client writes its request, and once it has finished the recorded answer
-    /// is played into the stream it reads.
+    /// is played into the stream it reads. A method with recorded chats (calls whose clients waited
+    /// for answers between their messages) is played as the client writes (``ChatWriter``).
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
         let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: player, clock: clock)
+        if let candidates = chats[RecordedChat.key(method: "POST", path: "/" + descriptor.fullyQualifiedMethod)] {
+            let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
+            defer { response.continuation.finish() }
+            let writer = ChatWriter(call: call, candidates: candidates, response: response.continuation)
+            let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
+                                   outbound: RPCWriter.Closable(wrapping: writer))
+            let peer = "in-process:tapedeck"
+            return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: peer, localPeer: peer))
+        }
         return try await withAnsweredStream(descriptor: descriptor, peer: "in-process:tapedeck", closure) { metadata, messages, response in
             try await call.send(call.play(call.cassetteRequest(metadata: metadata, messages: messages)), into: response)
         }

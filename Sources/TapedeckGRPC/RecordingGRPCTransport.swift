@@ -13,8 +13,11 @@ import Tapedeck
 /// ```
 ///
 /// A call is taken whole (all its request messages) before the mode decides: replayed when the
-/// cassette holds it (new-episodes, once), forwarded and recorded otherwise. Its answer reaches
-/// the client as the live service sends it, and the interaction is written once the status came.
+/// cassette holds it (new-episodes, once), forwarded and recorded otherwise. A call of a method
+/// the cassette holds nothing of is forwarded as the client writes it, so a client that waits
+/// for each answer before its next message (a chat) is recorded, with the time of each message,
+/// and ``CassetteGRPCTransport`` plays it back as the client speaks. Answers reach the client as
+/// the live service sends them, and the interaction is written once the status came.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTransport {
     public typealias Bytes = Live.Bytes
@@ -65,11 +68,17 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     }
 
     /// Opens a call: once the client has written its whole request, it is replayed or forwarded
-    /// as the mode says.
+    /// as the mode says. A call the cassette could not answer whatever its messages (no recording
+    /// or stub of its method, and recording on) is forwarded as the client writes it, as
+    /// `tapedeck record` forwards it.
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
-        try await withAnsweredStream(descriptor: descriptor, peer: "in-process:tapedeck-recording", closure) { [self] metadata, messages, response in
+        let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: recorder.player, clock: clock)
+        if recorder.forwardsWhateverTheBody(call.cassetteRequest(metadata: Metadata(), messages: [])) {
+            return try await forwardAsWritten(call, options: options, closure)
+        }
+        return try await withAnsweredStream(descriptor: descriptor, peer: "in-process:tapedeck-recording", closure) { [self] metadata, messages, response in
             try await answer(descriptor: descriptor, options: options, metadata: metadata, messages: messages, into: response)
         }
     }
@@ -99,45 +108,34 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     private func forward(_ recorded: CassetteRequest, descriptor: MethodDescriptor, options: CallOptions,
                          into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws {
         let upstream = recorder.requestForUpstream(recorded)
-        let start = ContinuousClock.now
+        var answer = GRPCAnswer()
         try await live.withStream(descriptor: descriptor, options: options) { stream, _ in
             try await stream.outbound.write(.metadata(Metadata(headers: upstream.headers)))
             for message in GRPCMessage.split(upstream.body.data) ?? [] {
                 try await stream.outbound.write(.message(Bytes([UInt8](message.bytes))))
             }
             await stream.outbound.finish()
-            var answer = GRPCAnswer()
             for try await part in stream.inbound {
                 response.yield(part)
-                switch part {
-                case .metadata(let metadata): answer.metadata = metadata
-                case .message(let bytes): answer.messages.append(bytes.withUnsafeBytes { Data($0) })
-                case .status(let status, let trailing):
-                    try recorder.record(answer.interaction(request: recorded, status: status, trailing: trailing,
-                                                           totalMs: start.duration(to: .now).recordedMilliseconds))
-                }
+                if let interaction = answer.take(part, request: { recorded }) { try recorder.record(interaction) }
             }
         }
     }
-}
 
-/// What a live service answered to one call, as the servers record it: initial metadata as
-/// headers, the messages as a gRPC body, the status and trailing metadata as trailers.
-struct GRPCAnswer {
-    var metadata = Metadata()
-    var messages: [Data] = []
-
-    func interaction(request: CassetteRequest, status: Status, trailing: Metadata, totalMs: Double) -> Interaction {
-        var headers: HeaderList = ["content-type": "application/grpc"]
-        headers.append(metadata)
-        var trailers: HeaderList = ["grpc-status": String(status.code.rawValue)]
-        if !status.message.isEmpty { trailers.append(name: "grpc-message", value: GRPCStatusText.percentEncoded(status.message)) }
-        trailers.append(trailing)
-        let body = Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
-        var interaction = Interaction(recordedAt: Timestamp.now(), request: request,
-                                      response: CassetteResponse(status: 200, headers: headers, body: body, trailers: trailers),
-                                      timing: Timing(firstByteMs: totalMs, totalMs: totalMs))
-        interaction.httpVersion = "2"
-        return interaction
+    /// Forwards a call to the live service as the client writes it, and its answer to the client
+    /// as it comes, so a client that waits for an answer before its next message (a chat) is
+    /// served; the cassette gets each request message with its time (``ForwardedCall``).
+    private func forwardAsWritten<T: Sendable>(_ call: ReplayedCall, options: CallOptions,
+                                               _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
+        async throws -> T {
+        let forwarded = ForwardedCall(call: call, recorder: recorder)
+        return try await live.withStream(descriptor: call.descriptor, options: options) { stream, context in
+            let outbound = RPCWriter.Closable(wrapping: ForwardingWriter(live: stream.outbound, call: forwarded))
+            let inbound = RPCAsyncSequence(wrapping: stream.inbound.map { @Sendable part in
+                try forwarded.received(part)
+                return part
+            })
+            return try await closure(RPCStream(descriptor: stream.descriptor, inbound: inbound, outbound: outbound), context)
+        }
     }
 }

@@ -62,18 +62,26 @@ struct ReplayedCall: Sendable {
             return [(playback.delay.head, .status(Status(code: code, message: "the stub broke the call (\(fault.rawValue))"), [:]))]
         }
         let interaction = playback.interaction
-        let response = interaction.response
-        // A trailers-only answer (an error) has no initial metadata of its own.
-        let trailersOnly = response.trailers == nil && response.headers["grpc-status"] != nil
-        let trailers = trailersOnly ? response.headers : (response.trailers ?? HeaderList())
-        let code = trailers["grpc-status"].flatMap(Int.init).flatMap(Status.Code.init(rawValue:)) ?? .unknown
-        let status = RPCResponsePart<[UInt8]>.status(Status(code: code, message: trailers["grpc-message"].map(GRPCStatusText.percentDecoded) ?? ""),
-                                                     Metadata(headers: trailers))
-        if trailersOnly { return [(playback.delay.total, status)] }
-        var parts: [(Duration, RPCResponsePart<[UInt8]>)] = [(playback.delay.head, .metadata(Metadata(headers: response.headers)))]
+        let status = status(of: interaction)
+        if isTrailersOnly(interaction.response) { return [(playback.delay.total, status)] }
+        var parts: [(Duration, RPCResponsePart<[UInt8]>)] = [(playback.delay.head, .metadata(Metadata(headers: interaction.response.headers)))]
         for message in GRPCMessage.split(interaction.responseBodyData) ?? [] { parts.append((.zero, .message([UInt8](message.bytes)))) }
         parts.append((max(.zero, playback.delay.total - playback.delay.head), status))
         return parts
+    }
+
+    /// Whether an answer is trailers-only (an error): no initial metadata of its own.
+    static func isTrailersOnly(_ response: CassetteResponse) -> Bool {
+        response.trailers == nil && response.headers["grpc-status"] != nil
+    }
+
+    /// A recorded answer's status and trailing metadata.
+    static func status(of interaction: Interaction) -> RPCResponsePart<[UInt8]> {
+        let response = interaction.response
+        let trailers = isTrailersOnly(response) ? response.headers : (response.trailers ?? HeaderList())
+        let code = trailers["grpc-status"].flatMap(Int.init).flatMap(Status.Code.init(rawValue:)) ?? .unknown
+        return .status(Status(code: code, message: trailers["grpc-message"].map(GRPCStatusText.percentDecoded) ?? ""),
+                       Metadata(headers: trailers))
     }
 }
 

@@ -97,4 +97,91 @@ import Testing
         #expect(error.message == "no recording matched /demo.Notes/Echo; nearest #0 in \(cassette.path): "
                 + "recorded 12 bytes, received 12; first difference at byte 7", "\(error.message)")
     }
+
+    /// A chat through the generated client: it writes a note, waits for its answer, then writes the
+    /// next (`second`); one line with the answers and how the call ended.
+    /// - Parameter timeout: for an in-process call, which would otherwise wait forever where the
+    ///   transport waited for the whole request (as before chats were replayed).
+    private func chat(transport: some ClientTransport, second: String = "two", timeout: Duration? = nil) async throws -> String {
+        do {
+            return try await chatting(transport: transport, second: second, timeout: timeout)
+        } catch let error as RPCError {
+            return "chat failed: \(error.code) \(error.message)"
+        }
+    }
+
+    private func chatting(transport: some ClientTransport, second: String, timeout: Duration?) async throws -> String {
+        try await withGRPCClient(transport: transport) { grpc in
+            let (answered, answer) = AsyncStream<Void>.makeStream()
+            var options = CallOptions.defaults
+            options.timeout = timeout
+            return try await Demo_Notes.Client(wrapping: grpc).shout(options: options, requestProducer: { writer in
+                var answers = answered.makeAsyncIterator()
+                for (index, word) in ["one", second].enumerated() {
+                    try await writer.write(Self.note(word, seq: Int32(index)))
+                    _ = await answers.next()  // the answer to this note, before the next is written
+                }
+            }) { response in
+                var received: [Demo_Note] = []
+                defer { answer.finish() }
+                do {
+                    for try await message in response.messages {
+                        received.append(message)
+                        answer.yield()
+                    }
+                    return "chat \(Self.text(received)) ok"
+                } catch let error as RPCError {
+                    return "chat \(Self.text(received)) \(error.code) \(error.message)"
+                }
+            }
+        }
+    }
+
+    /// A chat recorded by `tapedeck record` (which forwards it as it comes and keeps the order of
+    /// its messages) replays in process as the client speaks (`ChatWriter`, the core's `GRPCChat`).
+    @Test func aChatRecordedByTheProxyReplaysInProcessAsTheClientSpeaks() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let live = try await chat(transport: Self.plaintext(port: Int(upstream.authority.split(separator: ":").last!)!))
+        #expect(live == "chat ONE#0 TWO#1 ok")
+
+        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-chat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "chat.json")
+        let recorder = try TapedeckProcess(["record", "--port", "0", "--target", upstream.baseURL, cassette.path],
+                                           environment: ["TAPEDECK_HOME": directory.appending(path: "home").path])
+        let proxied = try await chat(transport: Self.plaintext(port: try recorder.waitUntilListening()))
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit() == 0, "\(recorder.standardError())")
+        #expect(proxied == live)
+        upstream.stop()
+
+        #expect(try await chat(transport: CassetteGRPCTransport(cassette: cassette), timeout: .seconds(30)) == live)
+        let off = try await chat(transport: CassetteGRPCTransport(cassette: cassette), second: "other", timeout: .seconds(30))
+        #expect(off == "chat ONE#0 unimplemented the call left its recording of /demo.Notes/Shout: message 2 differs from the recorded one")
+    }
+
+    /// A chat recorded in process (``RecordingGRPCTransport`` forwards a call of a method the
+    /// cassette holds nothing of as the client writes it, and keeps each message's time) replays
+    /// in process as the client speaks. Taken whole, as before, the recording waited for the
+    /// client's end, which waited for an answer: the call ran into its deadline.
+    @Test func aChatRecordedInProcessReplaysInProcess() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-chat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "chat.json")
+        let recording = try RecordingGRPCTransport(live: Self.plaintext(port: Int(upstream.authority.split(separator: ":").last!)!),
+                                                   cassette: cassette, mode: .all, environment: [:])
+        let recorded = try await chat(transport: recording, timeout: .seconds(30))
+        try recording.flush()
+        #expect(recorded == "chat ONE#0 TWO#1 ok")
+        upstream.stop()
+
+        #expect(try await chat(transport: CassetteGRPCTransport(cassette: cassette), timeout: .seconds(30)) == recorded)
+        let off = try await chat(transport: CassetteGRPCTransport(cassette: cassette), second: "other", timeout: .seconds(30))
+        #expect(off == "chat ONE#0 unimplemented the call left its recording of /demo.Notes/Shout: message 2 differs from the recorded one")
+    }
 }

@@ -20,6 +20,11 @@ package enum GRPCStatusText {
         return text
     }
 
+    /// Why a replayed chat ended: its client left the recording (``GRPCConversation/Action/depart(_:)``).
+    package static func departure(path: some StringProtocol, reason: String) -> String {
+        "the call left its recording of \(path): \(reason)"
+    }
+
     private static let hexDigits = Array("0123456789ABCDEF")
 
     /// gRPC's percent-encoding of `grpc-message`: every byte outside printable ASCII, and `%`, as `%XX`.

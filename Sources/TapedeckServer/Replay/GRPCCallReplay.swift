@@ -27,12 +27,6 @@ package struct GRPCCallReplay: Sendable {
     }
 }
 
-/// A recorded chat and the conversation it plays, made once when the cassettes are loaded.
-package struct RecordedChat: Sendable {
-    let recording: Interaction
-    let conversation: GRPCConversation
-}
-
 /// One call being replayed, on its connection's event loop.
 private final class GRPCCallPlayer {
     private let replay: GRPCCallReplay
@@ -42,10 +36,9 @@ private final class GRPCCallPlayer {
     private let encoding: String?
     /// Bytes received that do not make a whole message yet.
     private var pending = Data()
-    /// The messages received (decompressed) while no chat is chosen.
-    private var messages: [Data] = []
-    /// The chat being played, and its answer as prepared for this client.
-    private var chosen: (conversation: GRPCConversation, answer: PreparedResponse)?
+    private var chat: GRPCChat
+    /// The answer of the chat being played, as prepared for this client.
+    private var answer: PreparedResponse?
     private var headSent = false
     /// Whether the call went to the complete-request path.
     private var handedOver = false
@@ -57,33 +50,26 @@ private final class GRPCCallPlayer {
         self.sink = sink
         self.whole = whole
         encoding = request.head.headerFields[.grpcEncoding]
+        let incoming = request.cassetteRequest()
+        chat = GRPCChat(candidates: replay.candidates) { recording in
+            var played = incoming
+            played.body = recording.request.body
+            guard case .played(let playback) = replay.deck.player.play(played, session: replay.session) else { return nil }
+            replay.answers.note(playback, for: played, session: replay.session)
+            return playback
+        }
     }
 
     func take(_ part: ByteBuffer) {
-        guard !handedOver else { return }
         pending.append(contentsOf: part.readableBytesView)
-        while let message = nextMessage() {
-            if var chosen {
-                let actions = chosen.conversation.received(message)
-                self.chosen = chosen
-                perform(actions)
-            } else {
-                messages.append(message)
-                choose(ended: false)
-            }
-            if handedOver { return }
+        while !handedOver, let message = nextMessage() {
+            carryOut(chat.received(message))
         }
     }
 
     func clientEnded() {
         guard !handedOver else { return }
-        if var chosen {
-            let actions = chosen.conversation.clientEnded()
-            self.chosen = chosen
-            perform(actions)
-        } else {
-            choose(ended: true)
-        }
+        carryOut(chat.clientEnded())
     }
 
     /// The next whole message received, decompressed; nil until one is whole.
@@ -94,34 +80,21 @@ private final class GRPCCallPlayer {
         return GRPCMessage.split(GRPCCall.decompressed(framed, encoding: encoding))?.first?.bytes
     }
 
-    /// Plays the first recorded chat the messages follow that has something to send now; hands the
-    /// call over to the complete-request path when none can be played any more.
-    private func choose(ended: Bool) {
-        for candidate in replay.candidates where candidate.conversation.follows(messages) {
-            var trial = candidate.conversation
-            guard !actions(of: &trial, ended: ended).isEmpty else { continue }
-            var played = request.cassetteRequest()
-            played.body = candidate.recording.request.body
-            guard case .played(let playback) = replay.deck.player.play(played, session: replay.session),
-                  let conversation = GRPCConversation(playback.interaction), conversation.follows(messages),
-                  let prepared = try? replay.deck.prepared.response(for: playback) else { continue }
-            replay.answers.note(playback, for: played, session: replay.session)
-            var playing = conversation
-            let actions = actions(of: &playing, ended: ended)
-            chosen = (playing, prepared.negotiated(grpcAcceptEncoding: request.head.headerFields[.grpcAcceptEncoding]).framed(for: request))
-            return perform(actions)
-        }
-        if ended || !replay.candidates.contains(where: { $0.conversation.follows(messages) }) {
+    /// Carries out a step of the chat: the chosen recording's answer is prepared for this client
+    /// before its first actions.
+    private func carryOut(_ step: GRPCChat.Step) {
+        switch step {
+        case .wait:
+            break
+        case .play(let playback, let actions):
+            guard let prepared = try? replay.deck.prepared.response(for: playback) else { return handOver() }
+            answer = prepared.negotiated(grpcAcceptEncoding: request.head.headerFields[.grpcAcceptEncoding]).framed(for: request)
+            perform(actions)
+        case .act(let actions):
+            perform(actions)
+        case .whole:
             handOver()
         }
-    }
-
-    /// What `conversation` does with the messages so far (and the client's end).
-    private func actions(of conversation: inout GRPCConversation, ended: Bool) -> [GRPCConversation.Action] {
-        var actions = conversation.start()
-        for message in messages { actions += conversation.received(message) }
-        if ended { actions += conversation.clientEnded() }
-        return actions
     }
 
     /// Answers the call as a complete request once its body is in.
@@ -137,7 +110,7 @@ private final class GRPCCallPlayer {
     }
 
     private func perform(_ actions: [GRPCConversation.Action]) {
-        guard let answer = chosen?.answer else { return }
+        guard let answer else { return }
         for action in actions {
             switch action {
             case .head:

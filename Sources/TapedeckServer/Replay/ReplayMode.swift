@@ -48,24 +48,15 @@ package final class ReplayMode: Mode {
                       players: { [deck, library] in [deck.player] + (library?.loaded.map(\.player) ?? []) })
         }
         self.admin = admin
-        let recorded = deck.player.interactions.compactMap { recording in
-            GRPCConversation(recording).map { RecordedChat(recording: recording, conversation: $0) }
-        }
-        chats = Dictionary(grouping: recorded) {
-            Self.chatKey(method: $0.recording.request.method, path: Substring($0.recording.request.target.path))
-        }
+        chats = RecordedChat.index(deck.player.interactions)
     }
 
     /// A gRPC call on an HTTP/2 stream whose method and path have recorded chats is played as its
     /// messages come (``GRPCCallReplay``); every other request is decided whole.
     package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? {
         guard control.cassette == nil, !chats.isEmpty,
-              let candidates = chats[Self.chatKey(method: request.head.method.rawValue, path: request.path)] else { return nil }
+              let candidates = chats[RecordedChat.key(method: request.head.method.rawValue, path: request.path)] else { return nil }
         return .converse(GRPCCallReplay(candidates: candidates, deck: deck, answers: answers, session: control.session))
-    }
-
-    private static func chatKey(method: String, path: Substring) -> String {
-        "\(method) \(path)"
     }
 
     /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.

@@ -24,7 +24,7 @@ enum GRPCErrorAnswer {
 
     /// The trailers for a replayed chat whose client left its recording: status 12 and where.
     static func departure(_ reason: String, path: String) -> HTTPFields {
-        [grpcStatus: "12", grpcMessage: GRPCStatusText.percentEncoded("the call left its recording of \(path): \(reason)")]
+        [grpcStatus: "12", grpcMessage: GRPCStatusText.percentEncoded(GRPCStatusText.departure(path: path, reason: reason))]
     }
 
     private static let grpcStatus = HTTPField.Name("grpc-status")!
