@@ -74,9 +74,23 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// The connection closed: a request body still arriving fails, and nothing more is written.
+    func channelInactive(context: ChannelHandlerContext) {
+        if machine.connectionClosed() {
+            streamedBody?.fail()
+            streamedBody = nil
+        }
+        context.fireChannelInactive()
+    }
+
+    /// A client that stops reading its answers is not read from until it takes them again.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if machine.writabilityChanged(isWritable: context.channel.isWritable) { context.read() }
+        context.fireChannelWritabilityChanged()
+    }
+
     /// The connection closed or its HTTP handlers were replaced (a tunnel): drops what it kept.
     func handlerRemoved(context: ChannelHandlerContext) {
-        streamedBody?.fail()
         if ownsScope { scope.close() }
     }
 

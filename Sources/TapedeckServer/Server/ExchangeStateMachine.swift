@@ -13,7 +13,9 @@ import TapedeckCore
 /// arrive while a response is under way wait here, and so does a parse error behind them, and
 /// are taken up when it ends; reads are held meanwhile, so a client cannot make the server
 /// buffer more than one read ahead (``ConnectionReadHandler``). Every answer is numbered
-/// (``answer``): a write for an answer that already ended, or a second head, is dropped.
+/// (``answer``): a write for an answer that already ended, or a second head, is dropped. Reads
+/// are held too while the client does not take what is written to it (the channel is not
+/// writable), and once the connection closed nothing more is written or taken up.
 struct ExchangeStateMachine {
     /// Where the connection is in its request/response cycle.
     enum State {
@@ -29,6 +31,8 @@ struct ExchangeStateMachine {
         case responding(keepAlive: Bool)
         /// The request was refused; the connection closes once the answer is written.
         case closing
+        /// The connection closed: nothing more is written or taken up.
+        case closed
         /// Only while a body buffer is being appended to, so it has one owner and grows in place.
         case modifying
     }
@@ -81,8 +85,10 @@ struct ExchangeStateMachine {
     /// Whether the answer under way has written its head.
     private var headWritten = false
     private var waiting = CircularBuffer<Waiting>()
-    /// Whether a read was asked for while a response was under way.
+    /// Whether a read was asked for while it could not be passed on.
     private var readHeld = false
+    /// Whether the channel takes more writes now; a client that does not read its answers is not read from.
+    private var isWritable = true
     private let maxBodySize: Int
     /// Whether this connection is already inside a tunnel, where `CONNECT` makes no sense.
     private let isTunnel: Bool
@@ -106,14 +112,14 @@ struct ExchangeStateMachine {
     var isResponding: Bool {
         switch state {
         case .responding, .closing: true
-        case .idle, .receiving, .challenging, .connecting, .modifying: false
+        case .idle, .receiving, .challenging, .connecting, .closed, .modifying: false
         }
     }
 
     /// Whether the response under way is the connection's last, so its head says `Connection: close`.
     var closesAfterResponse: Bool {
         switch state {
-        case .responding(keepAlive: false), .closing: true
+        case .responding(keepAlive: false), .closing, .closed: true
         case .responding(keepAlive: true), .idle, .receiving, .challenging, .connecting, .modifying: false
         }
     }
@@ -146,20 +152,42 @@ struct ExchangeStateMachine {
     }
 
     /// The handlers behind asked for a read: whether to pass it on now (else it is held). A request
-    /// handed on before its body ended is read on while it is answered.
+    /// handed on before its body ended is read on while it is answered, as long as the client
+    /// takes what is written to it.
     mutating func readRequested() -> Bool {
-        if isResponding, streamedBodySize == nil {
+        if !mayRead {
             readHeld = true
             return false
         }
         return true
     }
 
-    /// Whether a held read should be passed on now: once no response is under way and nothing waits.
+    /// Whether a held read should be passed on now: once the channel is writable, no whole
+    /// request's response is under way and nothing waits.
     mutating func releaseHeldRead() -> Bool {
-        guard readHeld, !isResponding, waiting.isEmpty else { return false }
+        guard readHeld, mayRead, waiting.isEmpty else { return false }
         readHeld = false
         return true
+    }
+
+    private var mayRead: Bool {
+        isWritable && (!isResponding || streamedBodySize != nil)
+    }
+
+    /// The channel became writable or stopped being so: whether to pass on a held read now.
+    mutating func writabilityChanged(isWritable: Bool) -> Bool {
+        self.isWritable = isWritable
+        return releaseHeldRead()
+    }
+
+    /// The connection closed: whether a request handed on before its body ended was still
+    /// arriving (its body fails). Nothing more is written, nothing waiting is taken up.
+    mutating func connectionClosed() -> Bool {
+        let bodyCut = streamedBodySize != nil
+        state = .closed
+        streamedBodySize = nil
+        waiting.removeAll()
+        return bodyCut
     }
 
     /// Whether a write for answer `number` belongs to the answer under way.
@@ -183,7 +211,7 @@ struct ExchangeStateMachine {
         case .responding(keepAlive: false), .closing:
             state = .closing
             return .close
-        case .idle, .receiving, .challenging, .connecting, .modifying:
+        case .idle, .receiving, .challenging, .connecting, .closed, .modifying:
             // Not reached through the handler, which ends only the answer it accepts.
             return .keepAlive
         }
@@ -213,7 +241,7 @@ struct ExchangeStateMachine {
         case .responding:
             state = .responding(keepAlive: false)
             return false
-        case .receiving, .challenging, .connecting, .closing, .modifying:
+        case .receiving, .challenging, .connecting, .closing, .closed, .modifying:
             return false
         }
     }
@@ -222,7 +250,7 @@ struct ExchangeStateMachine {
     /// a tunnel under way stays.
     func idleTimeoutFired() -> Bool {
         switch state {
-        case .responding, .connecting: false
+        case .responding, .connecting, .closed: false
         case .idle, .receiving, .challenging, .closing, .modifying: true
         }
     }
@@ -231,7 +259,10 @@ struct ExchangeStateMachine {
     /// close without one (the connection is closing anyway, or the error is not a parse error).
     mutating func decodingFailed(_ error: any Error) -> PartAction? {
         guard let parserError = error as? HTTPParserError else { return nil }
-        if case .closing = state { return nil }
+        switch state {
+        case .closing, .closed: return nil
+        case .idle, .receiving, .challenging, .connecting, .responding, .modifying: break
+        }
         let (status, reason): (HTTPResponse.Status, String) = parserError == .headerOverflow
             ? (.requestHeaderFieldsTooLarge, "the request headers are over the size limit")
             : (.badRequest, "malformed request: \(parserError)")
@@ -265,7 +296,7 @@ struct ExchangeStateMachine {
         case (.end, .connecting(let host, let port)):
             beginAnswer(keepAlive: true)
             return .planTunnel(host: host, port: port)
-        case (.body, .connecting), (.body, .challenging), (_, .closing), (.body, .idle), (.end, .idle):
+        case (.body, .connecting), (.body, .challenging), (_, .closing), (_, .closed), (.body, .idle), (.end, .idle):
             return .none
         case (.head, _), (.body, _), (.end, _):
             return refuse(.badRequest, "unexpected request part")

@@ -281,6 +281,49 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    /// Counts the reads that reach the socket's end of the pipeline.
+    final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = ByteBuffer
+        private(set) var reads = 0
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+    }
+
+    /// A gRPC call on an HTTP/2 stream (here its translated parts, as SwiftNIO's HTTP/2 codec
+    /// gives them) is read on while it is answered, but not while its client does not take the
+    /// answers (flow control); when the stream closes, its body still arriving fails.
+    @Test func aStreamedCallIsNotReadFromWhileItsClientDoesNotTakeItsAnswers() throws {
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let reads = ReadCounter()
+        let channel = EmbeddedChannel()
+        let configuration = ServerConfiguration(maxBodySize: 1024, idleTimeout: .seconds(60))
+        try channel.pipeline.syncOperations.addHandlers([reads, ExchangeHandler(front: responder, configuration: configuration, tunnelOrigin: nil)])
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        let call = HTTPRequestHead(version: HTTPVersion(major: 2, minor: 0), method: .POST, uri: "/demo.Greeter/Chat",
+                                   headers: ["host": "a", "content-type": "application/grpc"])
+        try channel.writeInbound(HTTPServerRequestPart.head(call))
+        #expect(responder.requests.count == 1, "handed on before its body")
+        let before = reads.reads
+        channel.read()
+        #expect(reads.reads == before + 1, "read on while it is answered")
+
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.read()
+        #expect(reads.reads == before + 1, "held while the client does not take its answers")
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        #expect(reads.reads == before + 2, "passed on once it takes them again")
+
+        var cut = false
+        responder.requests[0].bodyStream?.read(with: RequestBodyStream.Reader(part: { _ in }, end: {}, failure: { cut = true }))
+        try channel.close().wait()
+        #expect(cut)
+    }
+
     @Test func aRequestGetsOneAnswerEvenWhenTheResponderSendsTwo() throws {
         let responder = TestResponder()
         responder.answersAtOnce = false

@@ -25,6 +25,8 @@ import Testing
         func idleTimeoutFired() -> Bool { machine.idleTimeoutFired() }
         func decodingFailed(_ error: any Error) -> ExchangeStateMachine.PartAction? { machine.decodingFailed(error) }
         func quiesce() -> Bool { machine.quiesce() }
+        func writabilityChanged(isWritable: Bool) -> Bool { machine.writabilityChanged(isWritable: isWritable) }
+        func connectionClosed() -> Bool { machine.connectionClosed() }
     }
 
     private let now = NIODeadline.uptimeNanoseconds(1_000)
@@ -101,6 +103,54 @@ import Testing
         #expect(overHTTP1.received(.head(head(.POST, "/demo.Greeter/Chat", [("content-type", "application/grpc")])), now: now) == .none)
         let plain = Driver(maxBodySize: 8, isTunnel: false)
         #expect(plain.received(.head(head(.POST, "/items", version: http2)), now: now) == .none)
+    }
+
+    @Test func aClientThatDoesNotTakeItsAnswersIsNotReadFrom() {
+        let call = head(.POST, "/demo.Greeter/Chat", version: HTTPVersion(major: 2, minor: 0), [("content-type", "application/grpc")])
+        let streamed = Driver(maxBodySize: 100, isTunnel: false)
+        _ = streamed.received(.head(call), now: now)
+        #expect(streamed.readRequested(), "a streamed call is read while it is answered")
+        #expect(!streamed.writabilityChanged(isWritable: false), "no read was held")
+        #expect(!streamed.readRequested(), "the client does not take what is written: its messages wait")
+        #expect(streamed.writabilityChanged(isWritable: true), "it takes them again: the held read goes")
+        #expect(streamed.readRequested())
+
+        let whole = Driver(maxBodySize: 100, isTunnel: false)
+        _ = whole.received(.head(head(.GET, "/first")), now: now)
+        _ = whole.received(.end(nil), now: now)
+        _ = whole.writabilityChanged(isWritable: false)
+        #expect(!whole.readRequested())
+        #expect(!whole.writabilityChanged(isWritable: true), "a whole request's answer is still under way")
+        #expect(whole.responseEnded() == .keepAlive)
+        #expect(whole.releaseHeldRead())
+        _ = whole.writabilityChanged(isWritable: false)
+        #expect(!whole.readRequested(), "between requests too")
+    }
+
+    @Test func aClosedConnectionTakesNoMoreWritesAndNothingWaitingIsTakenUp() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        _ = machine.received(.head(head(.GET, "/first")), now: now)
+        _ = machine.received(.end(nil), now: now)
+        _ = machine.received(.head(head(.GET, "/second")), now: now)
+        let answer = machine.answer
+        #expect(machine.accepts(answer))
+        #expect(!machine.connectionClosed(), "no request body was arriving")
+        #expect(!machine.accepts(answer), "the answer's writes are dropped")
+        #expect(!machine.headWillBeWritten(for: answer))
+        #expect(machine.takeWaitingPart() == nil, "the pipelined request is not taken up")
+        #expect(machine.received(.end(nil), now: now) == .none)
+        #expect(!machine.idleTimeoutFired())
+        #expect(!machine.quiesce())
+        #expect(machine.decodingFailed(HTTPParserError.invalidMethod) == nil)
+
+        let call = head(.POST, "/demo.Greeter/Chat", version: HTTPVersion(major: 2, minor: 0), [("content-type", "application/grpc")])
+        let streamed = Driver(maxBodySize: 100, isTunnel: false)
+        _ = streamed.received(.head(call), now: now)
+        #expect(streamed.connectionClosed(), "the body of the call handed on early was cut")
+        let ended = Driver(maxBodySize: 100, isTunnel: false)
+        _ = ended.received(.head(call), now: now)
+        _ = ended.received(.end(nil), now: now)
+        #expect(!ended.connectionClosed(), "its body had ended")
     }
 
     @Test func partsArrivingDuringAResponseWaitAndReadsAreHeld() {
