@@ -71,8 +71,14 @@ func microsecondsPerCallInProcessFloor(calls: Int) async throws -> Double {
 }
 
 /// Tapedeck's own share of an in-process call: the transport's stream driven directly (metadata,
-/// the message, finish, every response part read), without GRPCClient around it.
+/// the message, finish, every response part read), without GRPCClient around it; connected
+/// first, as GRPCClient connects it.
 func microsecondsPerStream(_ transport: CassetteGRPCTransport, calls: Int) async throws -> Double {
+    let connection = Task { try await transport.connect() }
+    defer {
+        transport.beginGracefulShutdown()
+        connection.cancel()
+    }
     let descriptor = MethodDescriptor(fullyQualifiedService: "demo.Greeter", method: "SayHello")
     func call() async throws {
         try await transport.withStream(descriptor: descriptor, options: .defaults) { stream, _ in

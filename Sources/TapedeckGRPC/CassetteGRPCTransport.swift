@@ -31,7 +31,9 @@ public final class CassetteGRPCTransport: ClientTransport {
     /// The recorded chats (calls whose clients waited for answers), by method and path.
     private let chats: [String: [RecordedChat]]
     private let clock: any Clock<Duration>
-    private let shutdown = ShutdownSignal()
+    /// Opened by ``connect()``: calls wait for it, as grpc-swift's own transports queue them.
+    private let connected = Gate()
+    private let shutdown = Gate()
 
     /// Loads a cassette file; `options.latency` delays answers as on the replay server.
     public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
@@ -55,14 +57,16 @@ public final class CassetteGRPCTransport: ClientTransport {
     /// Retries are not throttled: nothing here fails for a retry to help.
     public var retryThrottle: RetryThrottle? { nil }
 
-    /// Nothing to connect: runs until ``beginGracefulShutdown()``, as a transport's connections do.
+    /// Nothing to connect: lets the calls waiting for it go, then runs until
+    /// ``beginGracefulShutdown()``, as a transport's connections do. `GRPCClient` calls it.
     public func connect() async throws {
+        connected.open()
         await shutdown.wait()
     }
 
     /// Lets ``connect()`` return.
     public func beginGracefulShutdown() {
-        shutdown.signal()
+        shutdown.open()
     }
 
     /// No per-method configuration: the client's defaults apply.
@@ -74,6 +78,10 @@ public final class CassetteGRPCTransport: ClientTransport {
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
+        // A call made before connect() waits for it, as with grpc-swift's transports: answered at
+        // once, it could otherwise end `withGRPCClient`'s body before the client ran, which
+        // grpc-swift reports as `clientIsStopped`.
+        await connected.wait()
         let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: player, clock: clock)
         if let candidates = chats[RecordedChat.key(method: "POST", path: "/" + descriptor.fullyQualifiedMethod)] {
             let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
@@ -157,20 +165,27 @@ final class RequestWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWri
     }
 }
 
-/// Set once; waiters return then.
-final class ShutdownSignal: Sendable {
-    private let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream()
-    }
+/// Opened once; its waiters go then, and at once after.
+final class Gate: Sendable {
+    private let state = Locked((isOpen: false, waiters: [CheckedContinuation<Void, Never>]()))
 
     func wait() async {
-        for await _ in stream {}
+        if state.withLock({ $0.isOpen }) { return }
+        await withCheckedContinuation { waiter in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(waiter) }
+                return state.isOpen
+            }
+            if isOpen { waiter.resume() }
+        }
     }
 
-    func signal() {
-        continuation.finish()
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 }

@@ -26,6 +26,8 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     package let recorder: Recorder
     private let live: Live
     private let clock: any Clock<Duration>
+    /// Opened by ``connect()``: calls wait for it, as with ``CassetteGRPCTransport``.
+    private let connected = Gate()
 
     /// Opens a cassette for recording through `live`.
     ///
@@ -56,6 +58,7 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
 
     /// Runs the live transport's connections.
     public func connect() async throws {
+        connected.open()
         try await live.connect()
     }
 
@@ -74,6 +77,7 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {
+        await connected.wait()
         let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: recorder.player, clock: clock)
         if recorder.forwardsWhateverTheBody(call.cassetteRequest(metadata: Metadata(), messages: [])) {
             return try await forwardAsWritten(call, options: options, closure)
