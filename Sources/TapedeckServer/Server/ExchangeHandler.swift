@@ -188,7 +188,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch machine.responseEnded() {
         case .keepAlive:
             context.write(wrapOutboundOut(.end(trailers)), promise: promise)
-            scope.deferredFlush.flush(context.channel)
+            if machine.isHTTP2Stream {
+                // SwiftNIO's HTTP/2 handler holds its streams' flushes until the connection's read
+                // ends and sends them in one write; a flush deferred past that read (below) would
+                // cost one write per stream.
+                context.flush()
+            } else {
+                scope.deferredFlush.flush(context.channel)
+            }
             resumeWaiting(context: context)
         case .close:
             let closing = context.writeAndFlush(wrapOutboundOut(.end(trailers)))

@@ -98,7 +98,7 @@ struct ExchangeStateMachine {
     private var isQuiescing = false
     /// Whether this is an HTTP/2 stream (its head says 2.0): one request, and no connection of its
     /// own to close; the HTTP/2 connection says `GOAWAY` when the server stops (``HTTP2IdleClose``).
-    private var isHTTP2Stream = false
+    private(set) var isHTTP2Stream = false
     /// The bytes of the body of a request handed on early, while it is being received.
     private var streamedBodySize: Int?
 
