@@ -84,13 +84,9 @@ public final class CassetteGRPCTransport: ClientTransport {
         await connected.wait()
         let call = ReplayedCall(descriptor: descriptor, timeout: options.timeout, player: player, clock: clock)
         if let candidates = chats[RecordedChat.key(method: "POST", path: "/" + descriptor.fullyQualifiedMethod)] {
-            let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
-            defer { response.continuation.finish() }
-            let writer = ChatWriter(call: call, candidates: candidates, response: response.continuation)
-            let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
-                                   outbound: RPCWriter.Closable(wrapping: writer))
-            let peer = "in-process:tapedeck"
-            return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: peer, localPeer: peer))
+            return try await withInProcessStream(descriptor: descriptor, peer: "in-process:tapedeck", closure) { response in
+                ChatWriter(call: call, candidates: candidates, response: response)
+            }
         }
         return try await withAnsweredStream(descriptor: descriptor, peer: "in-process:tapedeck", closure) { metadata, messages, response in
             try await call.send(call.play(call.cassetteRequest(metadata: metadata, messages: messages)), into: response)
@@ -111,13 +107,25 @@ func withAnsweredStream<Bytes: GRPCContiguousBytes & Sendable, T: Sendable>(
     _ closure: (RPCStream<RPCAsyncSequence<RPCResponsePart<Bytes>, any Error>, RPCWriter<RPCRequestPart<Bytes>>.Closable>, ClientContext) async throws -> T,
     answer: @escaping @Sendable (Metadata, [GRPCMessage], AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws -> Void
 ) async throws -> T {
+    try await withInProcessStream(descriptor: descriptor, peer: peer, closure) { response in
+        RequestWriter<Bytes>(response: response) { metadata, messages in
+            try await answer(metadata, messages, response)
+        }
+    }
+}
+
+/// Runs `closure` on a call whose request parts go to the writer `makeWriter` gives, which puts
+/// the answer into the response it is handed; the response ends with the call at the latest.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+func withInProcessStream<Bytes: GRPCContiguousBytes & Sendable, T: Sendable, Writer: ClosableRPCWriterProtocol<RPCRequestPart<Bytes>>>(
+    descriptor: MethodDescriptor, peer: String,
+    _ closure: (RPCStream<RPCAsyncSequence<RPCResponsePart<Bytes>, any Error>, RPCWriter<RPCRequestPart<Bytes>>.Closable>, ClientContext) async throws -> T,
+    makeWriter: (AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) -> Writer
+) async throws -> T {
     let response = AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.makeStream()
     defer { response.continuation.finish() }
-    let request = RequestWriter<Bytes>(response: response.continuation) { metadata, messages in
-        try await answer(metadata, messages, response.continuation)
-    }
     let stream = RPCStream(descriptor: descriptor, inbound: RPCAsyncSequence(wrapping: response.stream),
-                           outbound: RPCWriter.Closable(wrapping: request))
+                           outbound: RPCWriter.Closable(wrapping: makeWriter(response.continuation)))
     return try await closure(stream, ClientContext(descriptor: descriptor, remotePeer: peer, localPeer: peer))
 }
 

@@ -11,16 +11,19 @@ final class ForwardedCall: Sendable {
     private struct Exchange {
         var metadata = Metadata()
         var messages: [GRPCMessage] = []
-        var answer = GRPCAnswer()
+        var answer: GRPCAnswer
     }
 
-    private let exchange = Locked(Exchange())
+    /// When the call started: the times of both sides count from here.
+    private let start = ContinuousClock.now
+    private let exchange: Locked<Exchange>
     private let call: ReplayedCall
     private let recorder: Recorder
 
     init(call: ReplayedCall, recorder: Recorder) {
         self.call = call
         self.recorder = recorder
+        exchange = Locked(Exchange(answer: GRPCAnswer(start: start)))
     }
 
     /// Notes a part the client wrote; returns it as the live service gets it (secrets' values in
@@ -31,10 +34,8 @@ final class ForwardedCall: Sendable {
             exchange.withLock { $0.metadata.add(contentsOf: metadata) }
             return .metadata(Metadata(headers: recorder.requestForUpstream(call.cassetteRequest(metadata: metadata, messages: [])).headers))
         case .message(let bytes):
-            exchange.withLock { exchange in
-                exchange.messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false,
-                                                     atMs: exchange.answer.elapsedMs))
-            }
+            let atMs = start.duration(to: .now).recordedMilliseconds
+            exchange.withLock { $0.messages.append(GRPCMessage(bytes: bytes.withUnsafeBytes { Data($0) }, compressed: false, atMs: atMs)) }
             return part
         }
     }

@@ -18,11 +18,6 @@ struct GRPCAnswer: Sendable {
         self.start = start
     }
 
-    /// The time since the call started, as a cassette holds it.
-    var elapsedMs: Double {
-        start.duration(to: .now).recordedMilliseconds
-    }
-
     /// Takes the service's next part; once the status came, the interaction to record for `request`.
     mutating func take<Bytes: GRPCContiguousBytes>(_ part: RPCResponsePart<Bytes>, request: () -> CassetteRequest) -> Interaction? {
         let elapsed = start.duration(to: .now)
