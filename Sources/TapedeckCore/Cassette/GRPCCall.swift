@@ -113,6 +113,15 @@ package enum GRPCCall {
     /// each timed by the piece its last byte came in: a body when there is one message (nothing to
     /// pace), chunks of one message each when there are more. Nil when the framing does not hold.
     package static func recordedAnswer(_ pieces: [StreamChunk]) -> (body: Data, chunks: [StreamChunk]?)? {
+        guard let messages = messages(acrossPieces: pieces) else { return nil }
+        guard messages.count > 1 else { return (pieces.reduce(into: Data()) { $0.append($1.data) }, nil) }
+        return (Data(), messages.map { StreamChunk(atMs: $0.atMs ?? 0, data: GRPCMessage.frame([$0])) })
+    }
+
+    /// The messages framed across `pieces` (a body received piece by piece, each with its time),
+    /// each with the time of the piece its last byte came in; nil when the framing does not hold.
+    /// One rule for an answer read from the upstream and a request forwarded as it arrived.
+    package static func messages(acrossPieces pieces: [StreamChunk]) -> [GRPCMessage]? {
         var joined = Data()
         var pieceEnds: [(end: Int, atMs: Double)] = []
         for piece in pieces {
@@ -120,15 +129,14 @@ package enum GRPCCall {
             pieceEnds.append((joined.count, piece.atMs))
         }
         guard let messages = GRPCMessage.split(joined) else { return nil }
-        guard messages.count > 1 else { return (joined, nil) }
-        var chunks: [StreamChunk] = []
         var (end, piece) = (0, 0)
-        for message in messages {
-            end += 5 + message.bytes.count
+        return messages.map { message in
+            end += 5 + message.bytes.count  // the 5-byte prefix, then the message as it came
             while pieceEnds[piece].end < end { piece += 1 }
-            chunks.append(StreamChunk(atMs: pieceEnds[piece].atMs, data: GRPCMessage.frame([message])))
+            var timed = message
+            timed.atMs = pieceEnds[piece].atMs
+            return timed
         }
-        return (Data(), chunks)
     }
 
     /// The times of messages read from a cassette; nil when none has one. A message without one

@@ -21,8 +21,6 @@ package struct GRPCMessage: Sendable, Hashable {
         self.atMs = atMs
     }
 
-    /// The messages framed in `data`; nil when the framing does not hold (a length past the end, a
-    /// flag other than 0 or 1), so such a body is written as plain bytes instead.
     /// The length of the first message framed at the start of `data`, prefix included; nil until
     /// its prefix and all its bytes are there (a message still arriving).
     package static func framedLength(atStartOf data: Data) -> Int? {
@@ -32,6 +30,8 @@ package struct GRPCMessage: Sendable, Hashable {
         return data.count - 5 >= length ? 5 + length : nil
     }
 
+    /// The messages framed in `data`; nil when the framing does not hold (a length past the end, a
+    /// flag other than 0 or 1), so such a body is written as plain bytes instead.
     package static func split(_ data: Data) -> [GRPCMessage]? {
         try? parse(data).get()
     }

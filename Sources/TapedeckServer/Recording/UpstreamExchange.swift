@@ -206,7 +206,7 @@ final class UpstreamExchange {
             // each message with its time from the request's start, on the clock of `timing`.
             cassetteRequest.body = IncomingRequest.cassetteBody(Data(streamedRequest.received.readableBytesView),
                                                                  headers: cassetteRequest.headers)
-            cassetteRequest.body.messageTimes = streamedRequest.messageArrivals(since: start)?.map(Self.milliseconds)
+            cassetteRequest.body.messageTimes = streamedRequest.messageTimes(since: start)
         }
         let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,

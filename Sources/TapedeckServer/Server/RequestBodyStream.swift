@@ -72,23 +72,15 @@ package final class RequestBodyStream: Sendable {
         if state.value.failed { reader.failure() }
     }
 
-    /// When each gRPC message of the body so far came, as time from `start`: the arrival of the
-    /// part that completed it. Nil when the body is not whole gRPC messages.
-    func messageArrivals(since start: NIODeadline) -> [TimeAmount]? {
-        let body = received
-        guard let messages = GRPCMessage.split(Data(body.readableBytesView)) else { return nil }
-        var partEnds: [Int] = []
-        var total = 0
-        for part in state.value.parts {
-            total += part.readableBytes
-            partEnds.append(total)
+    /// When each gRPC message of the body so far came, in milliseconds from `start`: the arrival
+    /// of the part that completed it (``GRPCCall/messages(acrossPieces:)``). Nil when the body is
+    /// not whole gRPC messages.
+    func messageTimes(since start: NIODeadline) -> [Double]? {
+        let pieces = zip(state.value.parts, state.value.arrivals).map { part, arrival in
+            StreamChunk(atMs: Duration.nanoseconds(max(0, (arrival - start).nanoseconds)).recordedMilliseconds,
+                        data: Data(part.readableBytesView))
         }
-        var messageEnd = 0
-        return messages.map { message in
-            messageEnd += 5 + message.bytes.count
-            let part = partEnds.firstIndex { $0 >= messageEnd } ?? partEnds.count - 1
-            return max(.zero, state.value.arrivals[part] - start)
-        }
+        return GRPCCall.messages(acrossPieces: pieces)?.map { $0.atMs ?? 0 }
     }
 
     /// Calls `body` with the whole body once it has ended (not at all when the client left first).
