@@ -208,12 +208,15 @@ let package = Package(
         ),
         // A URLSession client in a child process, for sending URLSession through the forward proxy.
         .executableTarget(name: "URLSessionProxyProbe", path: "Tests/URLSessionProxyProbe"),
-        // What several test targets share: the example upstream launcher.
-        .target(name: "TapedeckTestSupport", path: "Tests/TapedeckTestSupport"),
+        // What several test targets share: child processes (spawned without Foundation's `Process`), upstreams.
+        .target(name: "TapedeckTestSupport", dependencies: ["CSpawnActions"], path: "Tests/TapedeckTestSupport"),
+        // Two `posix_spawn` file actions Swift's Glibc module does not expose, for the tests' child processes.
+        .target(name: "CSpawnActions", path: "Tests/CSpawnActions"),
         .testTarget(
             name: "TapedeckCoreTests",
             dependencies: [
                 "TapedeckCore",
+                "TapedeckTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TapedeckCore
+import TapedeckTestSupport
 
 @Suite("SHA-256 for side-file names")
 struct SHA256Tests {
@@ -39,7 +40,7 @@ struct SHA256Tests {
             for n in [\(lengths.map(String.init).joined(separator: ","))]:
                 print(hashlib.sha256(data[:n]).hexdigest())
             """
-        let python = Process()
+        let python = SpawnedProcess()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", "-c", script]
         let output = Pipe()

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import TapedeckCore
+import TapedeckTestSupport
 
 /// Runs the shipped JSON Schema validator (Python's `jsonschema`) over cassettes.
 @Suite("JSON Schema")
 struct SchemaTests {
     func validate(_ paths: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", repositoryRoot.appendingPathComponent("scripts/validate_cassettes.py").path] + paths
         let pipe = Pipe()

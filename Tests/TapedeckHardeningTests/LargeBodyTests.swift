@@ -302,7 +302,7 @@ enum Curl {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(filePath: tool)
         process.arguments = arguments
         let output = Pipe()

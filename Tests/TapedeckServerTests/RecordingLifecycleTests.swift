@@ -74,12 +74,12 @@ struct RecordingLifecycleTests {
             print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
             server.serve_forever()
             """
-        let upstream = Process()
+        let upstream = SpawnedProcess()
         upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         upstream.arguments = ["python3", "-u", "-c", script]
         let output = Pipe()
         upstream.standardOutput = output
-        try upstream.runSerially()
+        try upstream.run()
         defer { kill(upstream.processIdentifier, SIGKILL); upstream.waitUntilExit() }
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         let target = try #require(line.range(of: "http://").map { String(line[$0.lowerBound...].prefix { !$0.isWhitespace }) })

@@ -14,13 +14,13 @@ public enum ChildProcess {
 
     /// Runs `executable ARGUMENTS`, blocking until it exits.
     public static func run(_ executable: URL, _ arguments: [String]) throws -> Result {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        try process.runSerially()
+        try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),

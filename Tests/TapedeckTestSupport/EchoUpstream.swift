@@ -7,7 +7,7 @@ import Glibc
 /// answers a test sets per path (status, content type, JSON body), which can demand a header and
 /// echo one back. Stopped with SIGKILL by ``stop()`` or on deinit.
 public final class EchoUpstream: @unchecked Sendable {
-    private let process = Process()
+    private let process = SpawnedProcess()
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
 
@@ -19,7 +19,7 @@ public final class EchoUpstream: @unchecked Sendable {
         process.arguments = ["python3", "-u", ExampleUpstream.repositoryRoot.appendingPathComponent("scripts/echo_upstream.py").path, file.path]
         let output = Pipe()
         process.standardOutput = output
-        try process.runSerially()
+        try process.run()
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard let range = line.range(of: "http://127.0.0.1:") else {
             kill(process.processIdentifier, SIGKILL)

@@ -9,7 +9,7 @@ import Glibc
 public final class ExampleUpstream: Sendable {
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
-    private let process: Process
+    private let process: SpawnedProcess
 
     /// The repository root, found from this file's path.
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -17,13 +17,13 @@ public final class ExampleUpstream: Sendable {
 
     /// Starts the server and waits (at most 10 s) for the line naming its address.
     public init(script: String = "scripts/example_upstream.py", arguments: [String] = ["--port", "0", "--quiet"]) throws {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", Self.repositoryRoot.appendingPathComponent(script).path] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.runSerially()
+        try process.run()
         var buffer = Data()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, !buffer.contains(UInt8(ascii: "\n")) {

@@ -9,7 +9,7 @@ public final class NginxServer: @unchecked Sendable {
     /// Why a test that needs nginx is skipped, when it is.
     public static let missing = "nginx is not installed (apt-get install -y nginx-light); the test is skipped"
 
-    private let process = Process()
+    private let process = SpawnedProcess()
 
     /// Starts nginx with `http` as the body of its `http` block, its files in `directory`.
     public init(http: String, in directory: URL) throws {
@@ -27,7 +27,7 @@ public final class NginxServer: @unchecked Sendable {
         try Data(configuration.utf8).write(to: file)
         process.executableURL = URL(filePath: path)
         process.arguments = ["-p", directory.path, "-c", file.path]
-        try process.runSerially()
+        try process.run()
     }
 
     /// Stops it and waits for it to exit.

@@ -7,7 +7,7 @@ import Glibc
 /// standard error, its memory and file descriptors, and how it exits.
 public final class TapedeckProcess: @unchecked Sendable {
     /// The child process.
-    public let process = Process()
+    public let process = SpawnedProcess()
     private let output = Pipe()
     private let errors = Pipe()
     private let lock = NSLock()
@@ -29,7 +29,7 @@ public final class TapedeckProcess: @unchecked Sendable {
         process.currentDirectoryURL = directory
         process.standardOutput = output
         process.standardError = errors
-        try process.runSerially()
+        try process.run()
         let handle = errors.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {

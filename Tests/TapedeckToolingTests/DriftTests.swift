@@ -108,13 +108,13 @@ struct DriftCommandTests {
         let live = try EchoUpstream(routes: route(["id": 1], requireHeader: ("X-Team-Token", token), echoHeader: "X-Team-Token"))
         defer { live.stop() }
         let file = try cassette(body: #"{"id":1}"#, requestHeaders: ["X-Team-Token": "<TEAM_TOKEN>"])
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = try TapedeckBinary.locate()
         process.arguments = ["drift", file.path, "--target", live.baseURL, "--secret", "TEAM_TOKEN=DRIFT_TEST_TOKEN", "--update"]
         process.environment = ProcessInfo.processInfo.environment.merging(["DRIFT_TEST_TOKEN": token]) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        try process.runSerially()
+        try process.run()
         let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(stdout)")
@@ -127,13 +127,13 @@ struct DriftCommandTests {
 
     @Test("a secret shorter than 6 characters is refused with exit 2")
     func shortSecretRefused() throws {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = try TapedeckBinary.locate()
         process.arguments = ["drift", try cassette(body: "{}").path, "--secret", "PIN=DRIFT_PIN"]
         process.environment = ["DRIFT_PIN": "1234"]
         let errors = Pipe()
         process.standardError = errors
-        try process.runSerially()
+        try process.run()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 
 /// A tiny tmpfs mounted for a test, to fill a disk for real; nil when `mount` is not allowed here.
 struct SmallFilesystem {
@@ -35,7 +36,7 @@ struct SmallFilesystem {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(filePath: tool)
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice

@@ -40,7 +40,7 @@ enum Subprocess {
 
     /// Runs a program to completion, blocking the calling thread.
     static func runBlocking(executable: String, arguments: [String], environment: [String: String]) throws -> Curl.Result {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(filePath: executable)
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
@@ -50,7 +50,7 @@ enum Subprocess {
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        try process.runSerially()
+        try process.run()
         let errorReader = Thread.detachedReader(error.fileHandleForReading)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -33,13 +33,13 @@ enum ToolingTestSupport {
 
     /// Runs a program to completion (bounded by `timeout` seconds) and collects its output.
     static func run(_ executable: URL, _ arguments: [String], timeout: TimeInterval = 60) throws -> Outcome {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.runSerially()
+        try process.run()
         let outData = Data.Collector(out.fileHandleForReading)
         let errData = Data.Collector(err.fileHandleForReading)
         let deadline = Date().addingTimeInterval(timeout)
@@ -74,12 +74,12 @@ enum ToolingTestSupport {
         let folder = target.deletingLastPathComponent().path
         let prefix = ".\(target.lastPathComponent)."
         for _ in 0..<attempts {
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = try TapedeckBinary.locate()
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.runSerially()
+            try process.run()
             let deadline = Date().addingTimeInterval(60)
             var killed = false
             while process.isRunning && Date() < deadline {
