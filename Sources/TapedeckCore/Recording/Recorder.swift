@@ -28,6 +28,9 @@ package final class Recorder: Sendable {
     private let expiryPolicy: ExpiryPolicy
     private let beforeRecord: (@Sendable (Interaction) -> Interaction)?
     private let writer: CassetteWriter?
+    /// The method and path of every interaction the cassette held when opened (`METHOD path`), for
+    /// ``forwardsWhateverTheBody(_:)``: one lookup per call instead of a walk over the cassette.
+    private let recordedMethodsAndPaths: Set<String>
 
     /// Opens a cassette for recording.
     ///
@@ -61,6 +64,7 @@ package final class Recorder: Sendable {
         self.expiryPolicy = playback.expiry.policy
         self.beforeRecord = hooks.beforeRecord
         self.player = Player(cassette: existing ?? Cassette(), name: file.path, options: playback, hooks: hooks, stubs: stubs)
+        recordedMethodsAndPaths = Set(player.interactions.map { RecordedChat.key(method: $0.request.method, path: $0.request.target.path) })
         let records = mode.records(cassetteExists: exists)
         let meta = mode == .all ? .now() : existing?.meta ?? .now()
         self.writer = records
@@ -88,8 +92,7 @@ package final class Recorder: Sendable {
     /// answers before it sends its whole body is forwarded as it arrives only then.
     package func forwardsWhateverTheBody(_ request: CassetteRequest) -> Bool {
         guard isRecording, player.stubs.list().isEmpty else { return false }
-        let path = request.target.path
-        return !player.interactions.contains { $0.request.method == request.method && $0.request.target.path == path }
+        return !recordedMethodsAndPaths.contains(RecordedChat.key(method: request.method, path: request.target.path))
     }
 
     /// Where a response body of `contentType` being received goes once it grows past its

@@ -76,10 +76,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The connection closed: a request body still arriving fails, and nothing more is written.
     func channelInactive(context: ChannelHandlerContext) {
-        if machine.connectionClosed() {
-            streamedBody?.fail()
-            streamedBody = nil
-        }
+        if machine.connectionClosed() { cutStreamedBody() }
         context.fireChannelInactive()
     }
 
@@ -112,8 +109,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             streamedBody = nil
         case .abandonRequest:
             // An HTTP/2 stream closed before its end is reset.
-            streamedBody?.fail()
-            streamedBody = nil
+            cutStreamedBody()
             context.close(promise: nil)
         case .refuse(let status, let reason):
             writeLocalAnswer(Refusal(status, reason), context: context)
@@ -122,6 +118,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .planTunnel(let host, let port):
             openTunnel(context: context, host: host, port: port)
         }
+    }
+
+    /// The request body still arriving will not end: whoever reads it gets an error.
+    private func cutStreamedBody() {
+        streamedBody?.fail()
+        streamedBody = nil
     }
 
     /// Hands a request to the front door with the sink its answer goes through.
