@@ -438,9 +438,11 @@ import Testing
             let grown = try residentBytes() - before
             // A sanitizer's allocator keeps freed memory aside and shadows the rest (218 MiB grew under TSan), so
             // only a plain build measures; under a sanitizer the flood still runs, for its races. Without
-            // back-pressure a plain build grows by over 500 MiB here.
+            // back-pressure a plain build grows by over 500 MiB here. The measure is the whole test process's,
+            // and the suites running beside this one count too: 99 MiB grew in a busy CI run with back-pressure
+            // working, so the bound sits between that and the flood.
             if ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] == nil {
-                #expect(grown < 96 << 20, "the proxy holds \(grown >> 20) MiB of a 256 MiB flood its client never reads")
+                #expect(grown < 192 << 20, "the proxy holds \(grown >> 20) MiB of a 256 MiB flood its client never reads")
             }
         }
     }

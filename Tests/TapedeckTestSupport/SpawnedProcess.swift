@@ -72,7 +72,8 @@ public final class SpawnedProcess: @unchecked Sendable {
             }
         }
         #if !canImport(Darwin)
-        guard tapedeck_spawn_close_from(&actions, STDERR_FILENO + 1) == 0 else { throw SpawnError(program: executable, code: ENOSYS) }
+        // Where the C library cannot (musl), the child inherits what is not close-on-exec.
+        _ = tapedeck_spawn_close_from(&actions, STDERR_FILENO + 1)
         #endif
         if let directory = currentDirectoryURL?.path {
             tapedeck_spawn_chdir(&actions, directory)
@@ -99,7 +100,7 @@ public final class SpawnedProcess: @unchecked Sendable {
             var status: Int32 = 0
             switch waitpid(processIdentifier, &status, WNOHANG) {
             case processIdentifier: exitStatus = status
-            case -1 where errno == ECHILD: exitStatus = 0
+            case -1 where errno == ECHILD: exitStatus = 0  // reaped by someone else: its status is lost
             default: break
             }
             return exitStatus == nil
