@@ -77,8 +77,7 @@ package final class RequestBodyStream: Sendable {
     /// not whole gRPC messages.
     func messageTimes(since start: NIODeadline) -> [Double]? {
         let pieces = zip(state.value.parts, state.value.arrivals).map { part, arrival in
-            StreamChunk(atMs: Duration.nanoseconds(max(0, (arrival - start).nanoseconds)).recordedMilliseconds,
-                        data: Data(part.readableBytesView))
+            StreamChunk(atMs: UpstreamExchange.milliseconds(max(.zero, arrival - start)), data: Data(part.readableBytesView))
         }
         return GRPCCall.messages(acrossPieces: pieces)?.map { $0.atMs ?? 0 }
     }
