@@ -237,4 +237,28 @@ import Testing
             #expect(lines[4] == "SayHello hi there OK yes", "the channel connects again after the GOAWAY")
         }
     }
+
+    @Test func aCallOverTheBodyLimitEndsWithResourceExhaustedAndTheConnectionGoesOn() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(Self.stubs, named: "stubs.json", in: directory)
+        try await ReplayHarness.run(files: [file], configure: { $0.maxBodySize = 100 }) { (harness: ReplayHarness) async throws in
+            // Three messages of 65 bytes framed: the second passes the limit of 100 bytes.
+            let script = """
+            import grpc
+            channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
+            try:
+                channel.stream_unary("/demo.Greeter/SayHello")(iter([b"x" * 60] * 3), timeout=10)
+                print("answered")
+            except grpc.RpcError as error:
+                print(error.code().name, error.details())
+            call = channel.unary_stream("/demo.Greeter/SayHello")(b"x", timeout=10)
+            print(" ".join(message.decode() for message in call), call.code().name)
+            """
+            let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
+            let lines = result.text.split(separator: "\n").map(String.init)
+            #expect(lines == ["RESOURCE_EXHAUSTED the request body is over the limit of 100 bytes (--max-body)", "hi there OK"],
+                    "\(result.text) \(result.error)")
+        }
+    }
 }

@@ -111,6 +111,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // An HTTP/2 stream closed before its end is reset.
             cutStreamedBody()
             context.close(promise: nil)
+        case .refuseCall(let reason):
+            refuseCall(reason, context: context)
         case .refuse(let status, let reason):
             writeLocalAnswer(Refusal(status, reason), context: context)
         case .challenge(let toAdmin):
@@ -142,6 +144,18 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
                                 for: request, configuration: configuration)
         front.respond(to: request, sink: sink)
+    }
+
+    /// Ends a gRPC call whose request grew past the limit as a gRPC server would: RESOURCE_EXHAUSTED
+    /// in its trailers (after a head of its own unless the answer under way wrote one), then resets
+    /// the stream, whose client may still be sending. The request body fails for whoever reads it,
+    /// and what the mode writes afterwards for this answer is dropped.
+    private func refuseCall(_ reason: String, context: ChannelHandlerContext) {
+        cutStreamedBody()
+        let answer = machine.answer
+        writeHead(HTTPResponseHead(GRPCErrorAnswer.tooLarge), answer: answer, context: context)
+        writeEnd(answer: answer, context: context, trailers: HTTPHeaders(GRPCErrorAnswer.tooLargeTrailers(reason)), promise: nil)
+        context.close(promise: nil)
     }
 
     /// Takes up the parts that waited for a response to end, until the next request is under way;

@@ -53,8 +53,11 @@ struct ExchangeStateMachine {
         case requestBody(ByteBuffer)
         /// The end of the body of the request handed on early.
         case requestEnd
-        /// The body of the request handed on early grew past the limit: reset the stream.
+        /// The request handed on early broke its stream (a second head): reset the stream.
         case abandonRequest(reason: String)
+        /// The body of the gRPC call handed on early grew past the limit: end its answer with
+        /// gRPC's RESOURCE_EXHAUSTED and this reason, as a gRPC server does, then reset the stream.
+        case refuseCall(reason: String)
         /// Answer with this status and reason, then close.
         case refuse(HTTPResponse.Status, reason: String)
         /// Ask for the `--proxy-auth` credentials: 407, or 401 for an admin path (the inspector page
@@ -350,7 +353,7 @@ struct ExchangeStateMachine {
         case .body(let chunk):
             guard size + chunk.readableBytes <= maxBodySize else {
                 streamedBodySize = nil
-                return .abandonRequest(reason: "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
+                return .refuseCall(reason: "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
             }
             streamedBodySize = size + chunk.readableBytes
             return .requestBody(chunk)

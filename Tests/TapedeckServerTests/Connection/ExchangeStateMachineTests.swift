@@ -96,7 +96,8 @@ import Testing
         let tooLong = Driver(maxBodySize: 8, isTunnel: false)
         _ = tooLong.received(.head(call), now: now)
         #expect(tooLong.received(.body(ByteBuffer(string: "123456789")), now: now)
-            == .abandonRequest(reason: "the request body is over the limit of 8 bytes (--max-body)"))
+            == .refuseCall(reason: "the request body is over the limit of 8 bytes (--max-body)"))
+        #expect(tooLong.received(.body(ByteBuffer(string: "1")), now: now) == .none, "what the client still sends is dropped")
 
         // Over HTTP/1.1 a gRPC request is taken whole, as is any other request on an HTTP/2 stream.
         let overHTTP1 = Driver(maxBodySize: 8, isTunnel: false)
