@@ -40,15 +40,8 @@ struct SHA256Tests {
             for n in [\(lengths.map(String.init).joined(separator: ","))]:
                 print(hashlib.sha256(data[:n]).hexdigest())
             """
-        let python = SpawnedProcess()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        python.standardOutput = output
-        try python.run()
-        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n").map(String.init)
-        python.waitUntilExit()
+        let expected = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script], mergingErrors: false)
+            .standardOutput.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
         #expect(expected.count == lengths.count)
         for (length, digest) in zip(lengths, expected) {
             #expect(SHA256.hash(Data(bytes.prefix(length))).hexadecimal == digest, "length \(length)")

@@ -6,17 +6,9 @@ import TapedeckTestSupport
 /// Runs the shipped JSON Schema validator (Python's `jsonschema`) over cassettes.
 @Suite("JSON Schema")
 struct SchemaTests {
-    func validate(_ paths: [String]) throws -> (status: Int32, output: String) {
-        let process = SpawnedProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repositoryRoot.appendingPathComponent("scripts/validate_cassettes.py").path] + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    func validate(_ paths: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                             ["python3", repositoryRoot.appendingPathComponent("scripts/validate_cassettes.py").path] + paths)
     }
 
     @Test("every cassette under cassettes/ is valid against the schema")

@@ -215,7 +215,7 @@ import Testing
     static func gunzip(_ source: URL, to destination: URL) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
-        FileManager.default.createFile(atPath: destination.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: destination.path, contents: nil)
         let output = try FileHandle(forWritingTo: destination)
         defer { try? output.close() }
         let decoder = ContentCodingStream(.gzip, direction: .decode)
@@ -302,14 +302,7 @@ enum Curl {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = SpawnedProcess()
-        process.executableURL = URL(filePath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        String(decoding: try ChildProcess.run(URL(filePath: tool), arguments, mergingErrors: false).standardOutput, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -191,7 +191,7 @@ import Testing
     }
 
     @Test func largeJSONBodyIsRedactedBeforeAnyOfItIsWritten() async throws {
-        try await RecordHarness.recordFromTestUpstream { harness, _ in
+        _ = try await RecordHarness.recordFromTestUpstream { harness, _ in
             let body = try await Curl.run([harness.base + "/large-json"]).text
             #expect(body.contains(TestUpstream.largeJSONToken), "the client gets the live answer")
             let deadline = ContinuousClock.now + .seconds(5) * Fixtures.deadlineScale

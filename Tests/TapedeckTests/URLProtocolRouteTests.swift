@@ -126,7 +126,7 @@ import FoundationNetworking
     @Test("only while it runs does the registered protocol claim requests; afterwards nothing answers")
     func nothingAnswersAfterwards() async throws {
         let request = URLRequest(url: URL(string: "http://api.example.test/who")!)
-        try await SharedSessionInterception.run(with: CassetteConnector(cassette: URLProtocolRouteTests.cassette)) {
+        await SharedSessionInterception.run(with: CassetteConnector(cassette: URLProtocolRouteTests.cassette)) {
             #expect(SharedSessionURLProtocol.canInit(with: request))
         }
         #expect(!SharedSessionURLProtocol.canInit(with: request) || SharedSessionInterception.isRunning)

@@ -108,16 +108,11 @@ struct DriftCommandTests {
         let live = try EchoUpstream(routes: route(["id": 1], requireHeader: ("X-Team-Token", token), echoHeader: "X-Team-Token"))
         defer { live.stop() }
         let file = try cassette(body: #"{"id":1}"#, requestHeaders: ["X-Team-Token": "<TEAM_TOKEN>"])
-        let process = SpawnedProcess()
-        process.executableURL = try TapedeckBinary.locate()
-        process.arguments = ["drift", file.path, "--target", live.baseURL, "--secret", "TEAM_TOKEN=DRIFT_TEST_TOKEN", "--update"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["DRIFT_TEST_TOKEN": token]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stdout)")
+        let result = try ChildProcess.run(try TapedeckBinary.locate(),
+                                          ["drift", file.path, "--target", live.baseURL, "--secret", "TEAM_TOKEN=DRIFT_TEST_TOKEN", "--update"],
+                                          environment: ["DRIFT_TEST_TOKEN": token], mergingErrors: false)
+        let stdout = String(decoding: result.standardOutput, as: UTF8.self)
+        #expect(result.status == 0, "\(result.output)")
         #expect(stdout.contains("$.echo: absent -> string"), "the service saw the real token: no 401")
         let saved = try String(contentsOf: file, encoding: .utf8)
         #expect(!saved.contains(token), "the live value never reaches the cassette")
@@ -127,16 +122,9 @@ struct DriftCommandTests {
 
     @Test("a secret shorter than 6 characters is refused with exit 2")
     func shortSecretRefused() throws {
-        let process = SpawnedProcess()
-        process.executableURL = try TapedeckBinary.locate()
-        process.arguments = ["drift", try cassette(body: "{}").path, "--secret", "PIN=DRIFT_PIN"]
-        process.environment = ["DRIFT_PIN": "1234"]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
-        #expect(stderr.contains("at least 6"))
+        let result = try ChildProcess.run(try TapedeckBinary.locate(), ["drift", try cassette(body: "{}").path, "--secret", "PIN=DRIFT_PIN"],
+                                          environment: ["DRIFT_PIN": "1234"], mergingErrors: false)
+        #expect(result.status == 2)
+        #expect(String(decoding: result.standardError, as: UTF8.self).contains("at least 6"))
     }
 }

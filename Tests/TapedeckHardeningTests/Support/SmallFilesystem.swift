@@ -36,13 +36,6 @@ struct SmallFilesystem {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = SpawnedProcess()
-        process.executableURL = URL(filePath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? ChildProcess.run(URL(filePath: tool), arguments))?.status ?? -1
     }
 }

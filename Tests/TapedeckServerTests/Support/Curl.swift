@@ -22,64 +22,12 @@ enum Curl {
     }
 }
 
-/// Runs a program and waits for it, capturing both outputs.
+/// Runs a program and waits for it, capturing both outputs apart.
 enum Subprocess {
     /// Runs a program to completion on its own thread, leaving Swift's cooperative threads free
     /// for the servers under test.
     static func run(executable: String, arguments: [String], environment: [String: String] = [:]) async throws -> Curl.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    continuation.resume(returning: try runBlocking(executable: executable, arguments: arguments, environment: environment))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-    }
-
-    /// Runs a program to completion, blocking the calling thread.
-    static func runBlocking(executable: String, arguments: [String], environment: [String: String]) throws -> Curl.Result {
-        let process = SpawnedProcess()
-        process.executableURL = URL(filePath: executable)
-        process.arguments = arguments
-        var merged = ProcessInfo.processInfo.environment
-        for name in ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"] { merged[name] = nil }
-        merged.merge(environment) { $1 }
-        process.environment = merged
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let errorReader = Thread.detachedReader(error.fileHandleForReading)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Curl.Result(status: process.terminationStatus, output: data,
-                           error: String(decoding: errorReader.wait(), as: UTF8.self))
-    }
-}
-
-extension Thread {
-    /// Reads a handle to its end on a background thread.
-    static func detachedReader(_ handle: FileHandle) -> BackgroundRead {
-        let read = BackgroundRead()
-        Thread.detachNewThread { read.finish(handle.readDataToEndOfFile()) }
-        return read
-    }
-}
-
-/// The result of a read happening on another thread.
-final class BackgroundRead: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var data: Data?
-
-    func finish(_ data: Data) {
-        condition.lock(); self.data = data; condition.signal(); condition.unlock()
-    }
-
-    func wait() -> Data {
-        condition.lock(); defer { condition.unlock() }
-        while data == nil { condition.wait() }
-        return data!
+        let result = try await ChildProcess.runOnOwnThread(URL(filePath: executable), arguments, environment: environment, mergingErrors: false)
+        return Curl.Result(status: result.status, output: result.standardOutput, error: String(decoding: result.standardError, as: UTF8.self))
     }
 }

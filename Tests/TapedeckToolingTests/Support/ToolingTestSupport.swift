@@ -33,25 +33,10 @@ enum ToolingTestSupport {
 
     /// Runs a program to completion (bounded by `timeout` seconds) and collects its output.
     static func run(_ executable: URL, _ arguments: [String], timeout: TimeInterval = 60) throws -> Outcome {
-        let process = SpawnedProcess()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = Data.Collector(out.fileHandleForReading)
-        let errData = Data.Collector(err.fileHandleForReading)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw TestSupportError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
-        }
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
-                       stdout: outData.text(), stderr: errData.text())
+        let result = try ChildProcess.run(executable, arguments, mergingErrors: false, timeout: timeout)
+        return Outcome(status: result.status, killedBySignal: result.diedBySignal,
+                       stdout: String(decoding: result.standardOutput, as: UTF8.self),
+                       stderr: String(decoding: result.standardError, as: UTF8.self))
     }
 
     /// Runs `tapedeck` with arguments.
@@ -115,24 +100,4 @@ enum ToolingTestSupport {
 struct TestSupportError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-extension Data {
-    /// Reads a pipe to its end on a background thread, so a chatty child never blocks on a full pipe.
-    final class Collector: @unchecked Sendable {
-        private var data = Data()
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ handle: FileHandle) {
-            Thread.detachNewThread { [self] in
-                data = handle.readDataToEndOfFile()
-                done.signal()
-            }
-        }
-
-        func text() -> String {
-            done.wait()
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
 }
