@@ -11,6 +11,15 @@ import Testing
       "response": {"status": 200, "headers": {}, "body": {"text": "x"}}}]}
     """#
 
+    @Test func aGRPCContentTypeIsApplicationGRPCAloneOrWithAFormatOrParametersInAnyCase() {
+        for type in ["application/grpc", "application/grpc+proto", "Application/GRPC+json", "application/grpc;charset=utf-8"] {
+            #expect(GRPCCall.isGRPC(contentType: type), "\(type)")
+        }
+        for type in [nil, "", "application/grpc-web", "application/grpc-web+proto", "application/grpcx", "application/json", "text/grpc"] {
+            #expect(!GRPCCall.isGRPC(contentType: type), "\(type ?? "nil")")
+        }
+    }
+
     @Test func messagesAreFramedOnReadAndListedOnWriteByBothWriters() throws {
         let codec = CassetteCodec()
         let cassette = try codec.decode(Data(Self.cassette.utf8))

@@ -5,8 +5,10 @@ import Foundation
 package enum GRPCCall {
     /// Whether a Content-Type names gRPC: `application/grpc` or a variant (`+proto`, `+json`).
     package static func isGRPC(contentType: String?) -> Bool {
-        guard let type = contentType?.lowercased() else { return false }
-        return type == "application/grpc" || type.hasPrefix("application/grpc+") || type.hasPrefix("application/grpc;")
+        // `application/grpc`, alone or before `+format` or `;parameters`, in any letter case; read
+        // in place (asked of every request and response, most of them not gRPC).
+        guard let contentType else { return false }
+        return contentType.prefix { $0 != "+" && $0 != ";" }.caseInsensitiveEquals("application/grpc")
     }
 
     /// Whether a request is a gRPC call.

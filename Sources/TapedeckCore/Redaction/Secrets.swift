@@ -135,12 +135,12 @@ public struct Secrets: Sendable, Hashable {
 
     /// The request with every secret value replaced by its placeholder: what it looks like in a cassette.
     public func conceal(_ request: CassetteRequest) -> CassetteRequest {
-        transform(request, pairs: concealing)
+        isEmpty ? request : transform(request, pairs: concealing)
     }
 
     /// The request with every placeholder replaced by its secret's value: what the live service receives.
     public func reveal(_ request: CassetteRequest) -> CassetteRequest {
-        transform(request, pairs: revealing)
+        isEmpty ? request : transform(request, pairs: revealing)
     }
 
     /// RFC 3986's unreserved characters: what percent-encoding leaves as it is.
@@ -181,7 +181,6 @@ public struct Secrets: Sendable, Hashable {
     }
 
     private func transform(_ request: CassetteRequest, pairs: [(String, String)]) -> CassetteRequest {
-        guard !isEmpty else { return request }
         var result = request
         result.url = replacing(in: request.url, pairs: pairs)
         result.headers = replacing(in: request.headers, pairs: pairs)

@@ -186,6 +186,7 @@ package final class RecordingMode: Mode {
     /// cassette gets the placeholders.
     private func upstreamView(of request: IncomingRequest, as cassetteRequest: CassetteRequest,
                               target: RequestTarget) -> (IncomingRequest, RequestTarget) {
+        guard !settings.playback.secrets.isEmpty else { return (request, target) }
         let secrets = settings.playback.secrets.revealable(to: target.host, home: base.map { .host($0.host) } ?? .nowhere)
         let upstream = secrets.isEmpty ? request : request.revealing(secrets)
         let upstreamTarget = secrets.isEmpty ? target : RequestTarget(secrets.revealing(cassetteRequest.url))
