@@ -24,6 +24,29 @@ struct SecretsTests {
         #expect(concealed.chunks?.first.map { String(decoding: $0.data, as: UTF8.self) } == "data: <USER_PASS>\n\n")
     }
 
+    @Test("a gRPC body is concealed and revealed message by message, each length prefix made to hold again")
+    func grpcMessagesKeepTheirFraming() throws {
+        func framed(_ texts: [String], compressed: Bool = false) -> Data {
+            GRPCMessage.frame(texts.map { GRPCMessage(bytes: Data($0.utf8), compressed: compressed) })
+        }
+        let grpc: HeaderList = ["Content-Type": "application/grpc"]
+        let live = ["login hunter22", "key k3y/live+value"], stored = ["login <USER_PASS>", "key <API_KEY>"]
+        let interaction = Interaction(
+            request: CassetteRequest(method: "POST", url: "/demo.Auth/Login", headers: grpc, body: Body(framed(live), style: .grpc)),
+            response: CassetteResponse(status: 200, headers: grpc, body: Body(framed(["ok hunter22"]), style: .grpc)),
+            chunks: [StreamChunk(atMs: 0, data: framed(["token k3y/live+value"])), StreamChunk(atMs: 5, data: framed(["bye"]))])
+        let concealed = secrets.conceal(interaction)
+        // Replaced across the framing, the prefixes would still give the live values' lengths.
+        #expect(GRPCMessage.split(concealed.request.body.data)?.map { String(decoding: $0.bytes, as: UTF8.self) } == stored)
+        #expect(concealed.response.body.data == framed(["ok <USER_PASS>"]))
+        #expect(concealed.chunks?.map(\.data) == [framed(["token <API_KEY>"]), framed(["bye"])])
+
+        #expect(secrets.reveal(concealed.request).body.data == framed(live))
+        // On the wire: a message sent compressed is not text, and is passed as it came.
+        #expect(secrets.revealing(framed(stored), asGRPCMessages: true) == framed(live))
+        #expect(secrets.revealing(framed(stored, compressed: true), asGRPCMessages: true) == framed(stored, compressed: true))
+    }
+
     @Test("reveal puts the live values back into a request")
     func revealRequest() {
         let stored = CassetteRequest(method: "GET", url: "https://api.example.test/v1?key=<API_KEY>",

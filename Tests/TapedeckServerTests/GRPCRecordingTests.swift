@@ -69,6 +69,34 @@ import Testing
         }
     }
 
+    /// A `--secret` placeholder inside a message goes to the service as the live value, and the live
+    /// value in its answer is kept in the cassette as the placeholder, each message framed again
+    /// with its new length. On the code before, the value was replaced across the framing: the
+    /// service got a length prefix that lied, and the call failed.
+    @Test func aSecretInsideAMessageIsRevealedToTheServiceAndConcealedInTheCassette() async throws {
+        let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
+        defer { upstream.stop() }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appending(path: "secret.json")
+        var settings = RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))
+        settings.playback.secrets = try Secrets(["TEAM_TOKEN": "tok-live-123456"])
+        try await RecordHarness.run(settings: settings) { harness in
+            let script = """
+            import grpc
+            channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
+            print(channel.unary_unary("/demo.Greeter/SayHello")(b"<TEAM_TOKEN>", timeout=10).decode())
+            """
+            let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
+            #expect(result.text == "hello:tok-live-123456\n", "the service got the live value: \(result.text) \(result.error)")
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+        let interaction = try #require(try CassetteCodec().load(file).interactions.first)
+        #expect(GRPCMessage.split(interaction.request.body.data)?.map(\.bytes) == [Data("<TEAM_TOKEN>".utf8)])
+        #expect(GRPCMessage.split(interaction.response.body.data)?.map(\.bytes) == [Data("hello:<TEAM_TOKEN>".utf8)])
+        #expect(!(try String(contentsOf: file, encoding: .utf8)).contains("tok-live"), "no live value in the cassette")
+    }
+
     /// What `scripts/grpc_pingpong.py` prints: a chat whose client waits for each answer, or sends all first.
     private func chat(_ authority: String, _ options: String...) async throws -> String {
         let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/grpc_pingpong.py").path

@@ -6,9 +6,10 @@ package enum GRPCCall {
     /// Whether a Content-Type names gRPC: `application/grpc` or a variant (`+proto`, `+json`).
     package static func isGRPC(contentType: String?) -> Bool {
         // `application/grpc`, alone or before `+format` or `;parameters`, in any letter case; read
-        // in place (asked of every request and response, most of them not gRPC).
+        // in place, byte by byte (asked of every request and response, most of them not gRPC).
         guard let contentType else { return false }
-        return contentType.prefix { $0 != "+" && $0 != ";" }.caseInsensitiveEquals("application/grpc")
+        let type = contentType.utf8.prefix { $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: ";") }
+        return Substring(type).caseInsensitiveEquals("application/grpc")
     }
 
     /// Whether a request is a gRPC call.

@@ -133,7 +133,8 @@ package final class Recorder: Sendable {
             throw CassetteError(file: file.path, kind: .io("mode \(mode.rawValue) does not record"))
         }
         if let beforeRecord { interaction = beforeRecord(interaction) }
-        var clean = GRPCCall.keepingMessages(cleaned(interaction))
+        // Messages decompressed first, so that redaction and the secrets see them as they are.
+        var clean = cleaned(GRPCCall.keepingMessages(interaction))
         clean.request.headers.removeHopByHop()
         clean.response.headers.removeHopByHop()
         writer.append(clean)

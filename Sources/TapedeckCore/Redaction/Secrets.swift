@@ -114,7 +114,12 @@ public struct Secrets: Sendable, Hashable {
         result.response.headers = replacing(in: interaction.response.headers, pairs: concealing)
         result.response.trailers = interaction.response.trailers.map { replacing(in: $0, pairs: concealing) }
         result.response.body = replacing(in: interaction.response.body, pairs: concealing)
-        result.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: replacing(in: $0.data, pairs: concealing)) }
+        // A gRPC answer's pieces are framed messages, replaced message by message as its body is.
+        let framed = GRPCCall.isGRPC(contentType: interaction.response.headers["Content-Type"])
+        result.chunks = interaction.chunks?.map { chunk in
+            StreamChunk(atMs: chunk.atMs, data: framed ? replacing(inMessages: chunk.data, pairs: concealing, heldDecompressed: true)
+                                                       : replacing(in: chunk.data, pairs: concealing))
+        }
         result.websocket = interaction.websocket?.map { message in
             var message = message
             message.content = conceal(message.content)
@@ -151,9 +156,12 @@ public struct Secrets: Sendable, Hashable {
         isEmpty ? text : replacing(in: text, pairs: revealing)
     }
 
-    /// Bytes with every placeholder replaced by its secret's value.
-    public func revealing(_ data: Data) -> Data {
-        isEmpty ? data : replacing(in: data, pairs: revealing)
+    /// Bytes with every placeholder replaced by its secret's value. `asGRPCMessages`: the bytes are
+    /// a gRPC body as it goes on the wire, replaced message by message and framed again with each
+    /// message's new length (one the wire carries compressed is left as it is).
+    public func revealing(_ data: Data, asGRPCMessages: Bool = false) -> Data {
+        guard !isEmpty else { return data }
+        return asGRPCMessages ? replacing(inMessages: data, pairs: revealing, heldDecompressed: false) : replacing(in: data, pairs: revealing)
     }
 
     /// The replacement of every secret value by its placeholder in a body read piece by piece (a
@@ -194,11 +202,24 @@ public struct Secrets: Sendable, Hashable {
     private func replacing(in body: Body, pairs: [(String, String)]) -> Body {
         guard !body.isEmpty, body.isReadableWhole else { return body }
         let data = body.data
-        let replaced = replacing(in: data, pairs: pairs)
+        let replaced = body.style == .grpc ? replacing(inMessages: data, pairs: pairs, heldDecompressed: true) : replacing(in: data, pairs: pairs)
         guard replaced != data else { return body }
         var result = body
         result.data = replaced
         return result
+    }
+
+    /// gRPC messages framed in `data` with every pair replaced inside each, framed again with their
+    /// new lengths (a placeholder and its value differ in length, so replacing across the framing
+    /// would break it); bytes whose framing does not hold are replaced as they are. Messages
+    /// flagged compressed are searched when they are `heldDecompressed` (a cassette's body), and
+    /// left alone on the wire, where their bytes are compressed.
+    private func replacing(inMessages data: Data, pairs: [(String, String)], heldDecompressed: Bool) -> Data {
+        guard var messages = GRPCMessage.split(data) else { return replacing(in: data, pairs: pairs) }
+        for index in messages.indices where heldDecompressed || !messages[index].compressed {
+            messages[index].bytes = replacing(in: messages[index].bytes, pairs: pairs)
+        }
+        return GRPCMessage.frame(messages)
     }
 
     private func replacing(in text: String, pairs: [(String, String)]) -> String {

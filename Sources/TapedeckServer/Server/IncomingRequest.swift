@@ -141,7 +141,10 @@ extension IncomingRequest {
         revealed.head.path = head.path.map(secrets.revealing)
         revealed.head.authority = head.authority.map(secrets.revealing)
         revealed.head.headerFields = HTTPFields(head.headerFields.map { HTTPField(name: $0.name, value: secrets.revealing($0.value)) })
-        revealed.body = ByteBuffer(bytes: secrets.revealing(Data(body.readableBytesView)))
+        let isGRPC = GRPCCall.isGRPC(contentType: head.headerFields[.contentType])
+        revealed.body = ByteBuffer(bytes: secrets.revealing(Data(body.readableBytesView), asGRPCMessages: isGRPC))
+        // A call forwarded as it arrives (only gRPC calls are) is revealed message by message.
+        revealed.bodyStream = bodyStream.map { isGRPC ? $0.revealingMessages(secrets) : $0 }
         return revealed
     }
 }

@@ -82,6 +82,30 @@ package final class RequestBodyStream: Sendable {
         return GRPCCall.messages(acrossPieces: pieces)?.map { $0.atMs ?? 0 }
     }
 
+    /// The body of a gRPC call as its upstream gets it: each message, once whole, with the secrets'
+    /// placeholders replaced by their values and framed again with its new length
+    /// (``Secrets/revealing(_:asGRPCMessages:)``). A message is handed on only once all of it is
+    /// in, since a placeholder may be cut between two parts; bytes left over at the end go as they are.
+    func revealingMessages(_ secrets: Secrets) -> RequestBodyStream {
+        let revealed = RequestBodyStream(eventLoop: eventLoop)
+        var pending = Data()
+        read(with: Reader(
+            part: { part in
+                pending.append(contentsOf: part.readableBytesView)
+                var whole = 0
+                while let length = GRPCMessage.framedLength(atStartOf: pending[(pending.startIndex + whole)...]) { whole += length }
+                guard whole > 0 else { return }
+                revealed.append(ByteBuffer(bytes: secrets.revealing(pending.prefix(whole), asGRPCMessages: true)))
+                pending = Data(pending.dropFirst(whole))
+            },
+            end: {
+                if !pending.isEmpty { revealed.append(ByteBuffer(bytes: pending)) }
+                revealed.finish()
+            },
+            failure: { revealed.fail() }))
+        return revealed
+    }
+
     /// Calls `body` with the whole body once it has ended (not at all when the client left first).
     func collect(_ body: @escaping (ByteBuffer) -> Void) {
         read(with: Reader(part: { _ in }, end: { [self] in body(received) }, failure: {}))
