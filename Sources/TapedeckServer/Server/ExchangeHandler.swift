@@ -147,18 +147,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Ends a gRPC call whose request grew past the limit as a gRPC server would: RESOURCE_EXHAUSTED
-    /// in its trailers (after a head of its own unless the answer under way wrote one), then, once
-    /// they are written, resets the stream, whose client may still be sending (reset first, the
-    /// client would hear CANCELLED). The request body fails for whoever reads it, and what the
-    /// mode writes afterwards for this answer is dropped.
+    /// in its trailers (after a head of its own unless the answer under way wrote one); the machine
+    /// closes the stream once they are written (closed first, the client would hear CANCELLED). The
+    /// request body fails for whoever reads it, and what the mode writes afterwards is dropped.
     private func refuseCall(_ reason: String, context: ChannelHandlerContext) {
         cutStreamedBody()
         let answer = machine.answer
         writeHead(HTTPResponseHead(GRPCErrorAnswer.tooLarge), answer: answer, context: context)
-        let trailersWritten = context.eventLoop.makePromise(of: Void.self)
-        writeEnd(answer: answer, context: context, trailers: HTTPHeaders(GRPCErrorAnswer.tooLargeTrailers(reason)), promise: trailersWritten)
-        let channel = context.channel
-        trailersWritten.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        writeEnd(answer: answer, context: context, trailers: HTTPHeaders(GRPCErrorAnswer.tooLargeTrailers(reason)), promise: nil)
     }
 
     /// Takes up the parts that waited for a response to end, until the next request is under way;

@@ -353,6 +353,7 @@ struct ExchangeStateMachine {
         case .body(let chunk):
             guard size + chunk.readableBytes <= maxBodySize else {
                 streamedBodySize = nil
+                state = .closing
                 return .refuseCall(reason: "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
             }
             streamedBodySize = size + chunk.readableBytes
