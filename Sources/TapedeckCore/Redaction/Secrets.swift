@@ -115,10 +115,9 @@ public struct Secrets: Sendable, Hashable {
         result.response.trailers = interaction.response.trailers.map { replacing(in: $0, pairs: concealing) }
         result.response.body = replacing(in: interaction.response.body, pairs: concealing)
         // A gRPC answer's pieces are framed messages, replaced message by message as its body is.
-        let framed = GRPCCall.isGRPC(contentType: interaction.response.headers["Content-Type"])
+        let layout: Layout = GRPCCall.isGRPC(contentType: interaction.response.headers["Content-Type"]) ? .grpcHeld : .plain
         result.chunks = interaction.chunks?.map { chunk in
-            StreamChunk(atMs: chunk.atMs, data: framed ? replacing(inMessages: chunk.data, pairs: concealing, heldDecompressed: true)
-                                                       : replacing(in: chunk.data, pairs: concealing))
+            StreamChunk(atMs: chunk.atMs, data: replacing(in: chunk.data, pairs: concealing, as: layout))
         }
         result.websocket = interaction.websocket?.map { message in
             var message = message
@@ -160,8 +159,7 @@ public struct Secrets: Sendable, Hashable {
     /// a gRPC body as it goes on the wire, replaced message by message and framed again with each
     /// message's new length (one the wire carries compressed is left as it is).
     public func revealing(_ data: Data, asGRPCMessages: Bool = false) -> Data {
-        guard !isEmpty else { return data }
-        return asGRPCMessages ? replacing(inMessages: data, pairs: revealing, heldDecompressed: false) : replacing(in: data, pairs: revealing)
+        isEmpty ? data : replacing(in: data, pairs: revealing, as: asGRPCMessages ? .grpcOnTheWire : .plain)
     }
 
     /// The replacement of every secret value by its placeholder in a body read piece by piece (a
@@ -202,21 +200,30 @@ public struct Secrets: Sendable, Hashable {
     private func replacing(in body: Body, pairs: [(String, String)]) -> Body {
         guard !body.isEmpty, body.isReadableWhole else { return body }
         let data = body.data
-        let replaced = body.style == .grpc ? replacing(inMessages: data, pairs: pairs, heldDecompressed: true) : replacing(in: data, pairs: pairs)
+        let replaced = replacing(in: data, pairs: pairs, as: body.style == .grpc ? .grpcHeld : .plain)
         guard replaced != data else { return body }
         var result = body
         result.data = replaced
         return result
     }
 
-    /// gRPC messages framed in `data` with every pair replaced inside each, framed again with their
-    /// new lengths (a placeholder and its value differ in length, so replacing across the framing
-    /// would break it); bytes whose framing does not hold are replaced as they are. Messages
-    /// flagged compressed are searched when they are `heldDecompressed` (a cassette's body), and
-    /// left alone on the wire, where their bytes are compressed.
-    private func replacing(inMessages data: Data, pairs: [(String, String)], heldDecompressed: Bool) -> Data {
-        guard var messages = GRPCMessage.split(data) else { return replacing(in: data, pairs: pairs) }
-        for index in messages.indices where heldDecompressed || !messages[index].compressed {
+    /// How the bytes searched are laid out.
+    private enum Layout {
+        /// Bytes as they are.
+        case plain
+        /// gRPC messages as a cassette holds them: each one's bytes decompressed.
+        case grpcHeld
+        /// gRPC messages as the wire carries them: those flagged compressed are compressed.
+        case grpcOnTheWire
+    }
+
+    /// The bytes with every pair replaced. gRPC messages are replaced inside each and framed again
+    /// with their new lengths (a placeholder and its value differ in length, so replacing across
+    /// the framing would break it); a message compressed on the wire is left as it is, and bytes
+    /// whose framing does not hold are replaced as they are.
+    private func replacing(in data: Data, pairs: [(String, String)], as layout: Layout) -> Data {
+        guard layout != .plain, var messages = GRPCMessage.split(data) else { return replacing(in: data, pairs: pairs) }
+        for index in messages.indices where layout == .grpcHeld || !messages[index].compressed {
             messages[index].bytes = replacing(in: messages[index].bytes, pairs: pairs)
         }
         return GRPCMessage.frame(messages)
