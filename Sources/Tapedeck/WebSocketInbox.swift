@@ -1,4 +1,4 @@
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// What a WebSocket conversation has for its reader, in order: whatever produces the messages (a
 /// replayed conversation's actions, an event loop reading frames) delivers them, and each call of

@@ -5,7 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Tapedeck
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckNIO
 
 /// The live ``Tapedeck/WebSocketConnector`` on SwiftNIO, for server-side Swift: code written

@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import Tapedeck
+@_spi(Internals) import TapedeckCore
 
 /// Replays gRPC calls in process from the cassettes the servers write (SPEC section 12): a
 /// grpc-swift 2 `ClientTransport`, so a generated client (or `GRPCClient` itself) runs against a

@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import Tapedeck
+@_spi(Internals) import TapedeckCore
 
 /// The client's side of a replayed chat, a call whose client waits for answers between its
 /// messages: each message goes to the core's ``GRPCChat`` as it is written, and the answer parts

@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import Tapedeck
+@_spi(Internals) import TapedeckCore
 
 /// A call ``RecordingGRPCTransport`` forwards to the live service as the client writes it: what
 /// went each way, with times (each request message's from the call's start, as `tapedeck record`

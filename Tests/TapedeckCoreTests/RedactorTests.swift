@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TapedeckCore
+@_spi(Internals) @testable import TapedeckCore
 
 @Suite("Redaction")
 struct RedactorTests {

@@ -1,5 +1,5 @@
 import Foundation
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckTestSupport
 import Testing
 

@@ -7,7 +7,7 @@ import FoundationNetworking
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckServer
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Tapedeck
 import Testing
+@_spi(Internals) import TapedeckCore
 
 @Suite("CassetteConnector: in-process replay")
 struct CassetteConnectorTests {

@@ -4,6 +4,7 @@ import Tapedeck
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+@_spi(Internals) import TapedeckCore
 #endif
 
 /// How `ConnectorURLProtocol` finds its connector: through the configuration's `Tapedeck-Route`

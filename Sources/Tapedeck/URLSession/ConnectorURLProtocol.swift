@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+@_spi(Internals) import TapedeckCore
 #endif
 
 /// A URLProtocol that answers URLSession tasks from an ``HTTPConnector``: a

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Internals) import TapedeckCore
 
 /// Finds a configuration's ``ConnectorRoute`` from the token in its `httpAdditionalHeaders`:
 /// how ``ConnectorURLProtocol`` finds its connector on Apple platforms.

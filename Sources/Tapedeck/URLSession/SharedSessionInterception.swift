@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+@_spi(Internals) import TapedeckCore
 #endif
 
 /// Replays code that calls `URLSession.shared` (or builds its own session from a default

@@ -165,8 +165,8 @@ extension HeaderList: Codable {
 extension StringProtocol {
     /// ASCII case-insensitive equality, as HTTP header names compare. Inlinable, so that the
     /// servers' calls are specialized for their string types rather than going through witnesses.
-    @inlinable
-    package func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
+    @_spi(Internals) @inlinable
+    public func caseInsensitiveEquals(_ other: some StringProtocol) -> Bool {
         let lhs = utf8, rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
         // Native strings and their substrings are contiguous UTF-8: compare the bytes directly.

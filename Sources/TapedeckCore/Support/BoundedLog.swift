@@ -5,8 +5,11 @@
 /// Appending is inlinable, so each log is compiled for its own entry type where it is used:
 /// left generic, every entry was copied in and dropped through the type's value witnesses, and
 /// the three logs a replayed request appends to (journal, inspector, verify log) cost about 2 %
-/// of replay throughput more.
-package final class BoundedLog<Entry: Sendable>: Sendable {
+/// of replay throughput more. It is SPI (`@_spi(Internals) import TapedeckCore`) rather than
+/// `package`: the compiler (Swift 6.3) inlines `@inlinable` declarations into other modules only
+/// when they are public, and as `package` the inspector's log went generic again (about 3 % of
+/// replay's CPU). ``Locked`` and `caseInsensitiveEquals` are SPI for the same reason.
+@_spi(Internals) public final class BoundedLog<Entry: Sendable>: Sendable {
     @usableFromInline struct State {
         @usableFromInline var entries: [Entry] = []
         @usableFromInline var start = 0
@@ -15,24 +18,24 @@ package final class BoundedLog<Entry: Sendable>: Sendable {
     }
 
     /// The most entries kept.
-    package let capacity: Int
+    public let capacity: Int
     @usableFromInline let state = Locked(State())
 
     /// Creates a log keeping at most `capacity` entries.
-    package init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// Adds an entry, dropping the oldest when full.
     @inlinable
-    package func append(_ entry: Entry) {
+    public func append(_ entry: Entry) {
         append { _ in entry }
     }
 
     /// Adds the entry `make` builds from its number, dropping the oldest when full; returns the number.
     /// Numbering and adding are one step, so entries are kept in the order of their numbers.
     @inlinable @discardableResult
-    package func append(numbering make: (Int) -> Entry) -> Int {
+    public func append(numbering make: (Int) -> Entry) -> Int {
         state.withLock { state in
             state.lastNumber += 1
             let entry = make(state.lastNumber)
@@ -48,20 +51,20 @@ package final class BoundedLog<Entry: Sendable>: Sendable {
     }
 
     /// The entries kept, oldest first, and how many older ones were dropped.
-    package func snapshot() -> (entries: [Entry], dropped: Int) {
+    public func snapshot() -> (entries: [Entry], dropped: Int) {
         state.withLock { state in (Array(state.entries[state.start...] + state.entries[..<state.start]), state.dropped) }
     }
 
     /// Changes the kept entries `matches` picks (an entry that grows after it was added: a
     /// WebSocket conversation once it ends).
-    package func update(where matches: (Entry) -> Bool, _ change: (inout Entry) -> Void) {
+    public func update(where matches: (Entry) -> Bool, _ change: (inout Entry) -> Void) {
         state.withLock { state in
             for index in state.entries.indices where matches(state.entries[index]) { change(&state.entries[index]) }
         }
     }
 
     /// Empties the log; numbering goes on.
-    package func reset() {
+    public func reset() {
         state.withLock { $0 = State(lastNumber: $0.lastNumber) }
     }
 }

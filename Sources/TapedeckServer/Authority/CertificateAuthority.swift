@@ -1,4 +1,4 @@
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import Crypto
 import Foundation
 import NIOSSL

@@ -1,5 +1,5 @@
 import Foundation
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// The latest exchanges a server answered, for the inspector: a bounded log (``BoundedLog``) of
 /// each one's request and response, with at most ``bodyLimit`` bytes of each body, so memory stays

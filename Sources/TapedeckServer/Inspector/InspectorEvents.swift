@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// The inspector's live stream, `GET /__tapedeck/events`: server-sent events (text/event-stream)
 /// to every page listening. Each new exchange is an `exchange` event whose data is its

@@ -1,4 +1,4 @@
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// Counts the forwarded exchanges not yet finished or recorded, so shutdown can wait for them
 /// before the final save.

@@ -1,5 +1,5 @@
 import Dispatch
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// Records finished exchanges in the order they finished.
 ///

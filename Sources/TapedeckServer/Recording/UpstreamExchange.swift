@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// Why a forwarded exchange was not completed, and so not recorded: what the log line names.
 enum ExchangeFailure: Error, CustomStringConvertible {

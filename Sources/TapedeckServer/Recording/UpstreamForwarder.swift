@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// Forwards requests to the live service over one upstream connection per client connection,
 /// opened on the client's event loop and kept for its next request (a client's requests come one

@@ -1,5 +1,5 @@
 import Foundation
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// The cassettes `Tapedeck-Cassette: NAME` selects: `NAME.json` under a folder, loaded on first
 /// use and kept.

@@ -1,4 +1,4 @@
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// The latest unmatched requests with their diagnoses, bounded, for `GET /__tapedeck/unmatched`.
 package final class UnmatchedLog: Sendable {

@@ -1,4 +1,5 @@
 import HTTPTypes
+@_spi(Internals) import TapedeckCore
 
 /// The `Tapedeck-*` request headers that steer the server; removed before matching and recording.
 package struct ControlHeaders: Sendable, Hashable {

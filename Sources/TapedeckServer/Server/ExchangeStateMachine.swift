@@ -1,7 +1,7 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// The decisions of one HTTP connection, as a value: which request part starts what, when a
 /// request is refused or asked for proxy credentials, when reads are held, which writes belong

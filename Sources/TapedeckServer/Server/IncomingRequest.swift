@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// One request as the server received it, with where it was addressed: the value the front door,
 /// the admin API and the modes work on, the same whichever protocol carried it (HTTP/1.1, an

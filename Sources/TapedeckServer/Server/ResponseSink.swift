@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import NIOPosix
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckNIO
 
 /// Where a responder writes its answer: safe to call from any thread, it hops to the

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOExtras
 import NIOPosix
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// A listening Tapedeck server: binds, serves every connection with a responder, and stops.
 package final class TapedeckServer: Sendable {

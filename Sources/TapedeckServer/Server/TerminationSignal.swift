@@ -1,6 +1,6 @@
 import CSignalPipe
 import Foundation
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 #if canImport(Darwin)
 import Darwin

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import NIOHTTP1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// The rules of a WebSocket opening handshake (RFC 6455 section 4) the servers need: whether a
 /// request asks for an upgrade, and the 101 that accepts it.

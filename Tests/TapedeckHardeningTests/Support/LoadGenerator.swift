@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckTestSupport
 
 /// The figures of one load run.

@@ -1,4 +1,4 @@
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import Foundation
 import NIOCore
 import NIOPosix

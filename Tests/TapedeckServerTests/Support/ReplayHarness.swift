@@ -1,5 +1,5 @@
 import Foundation
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 @testable import TapedeckServer
 
 /// Starts a replay server on 127.0.0.1 with a free port and a temporary `$TAPEDECK_HOME`,

@@ -5,7 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import SwiftASN1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckServer
 import X509
 
