@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 
 /// A recorded response ready for the wire, computed once at load: the head with a correct
 /// Content-Length, the body encoded again with gzip or deflate when it was recorded so, and, for
@@ -24,6 +24,8 @@ package struct PreparedResponse: Sendable {
     package let file: BodyFile?
     /// The trailing headers sent after the body, nil when the recording had none.
     package private(set) var trailers: HTTPHeaders?
+    /// Whether the answer is a gRPC call's (its content type), found once here rather than per request.
+    package let isGRPC: Bool
     /// The recorded interaction, for the variants other clients need; nil when there is only one variant.
     private let recorded: Interaction?
 
@@ -69,6 +71,7 @@ package struct PreparedResponse: Sendable {
 
     private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: Interaction?) {
         self.head = head
+        isGRPC = GRPCCall.isGRPC(contentType: head.headers.first(name: "Content-Type"))
         self.body = body
         self.file = file
         self.chunks = chunks

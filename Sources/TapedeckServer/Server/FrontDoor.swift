@@ -62,8 +62,9 @@ package struct FrontDoor: Responder {
         }
     }
 
-    private func carryOut(_ decision: Decision, for request: IncomingRequest, sink: ResponseSink) {
-        switch decision {
+    /// Carries out a decision, which it consumes: its payload moves on instead of being copied.
+    private func carryOut(_ decision: consuming Decision, for request: IncomingRequest, sink: ResponseSink) {
+        switch consume decision {
         case .play(let playback, let prepared, let played, let session):
             mode.answers.serve(playback, prepared: prepared, for: played, session: session, to: request, sink: sink)
         case .unmatched(let diagnosis, let unmatched, let session):

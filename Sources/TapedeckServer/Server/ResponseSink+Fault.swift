@@ -15,7 +15,7 @@ extension ResponseSink {
         var response = prepared.negotiated(acceptEncoding: fields[.acceptEncoding]).framed(for: request)
         if playback.isExpired { response = response.adding(header: "Tapedeck-Warning", value: "expired") }
         var delay = playback.delay
-        if GRPCCall.isGRPC(contentType: response.head.headers.first(name: "Content-Type")) {
+        if response.isGRPC {
             response = response.negotiated(grpcAcceptEncoding: fields[.grpcAcceptEncoding])
             if let deadline = GRPCCall.deadline(grpcTimeout: fields[.grpcTimeout]) {
                 (response, delay) = response.keeping(deadline: deadline, delay: delay)
