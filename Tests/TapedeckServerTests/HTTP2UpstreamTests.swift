@@ -9,76 +9,72 @@ import Testing
 /// intercepting forward proxy; nginx's own `$server_protocol` says which it heard.
 @Suite(.enabled(if: NginxServer.path != nil, Comment(rawValue: NginxServer.missing)))
 struct HTTP2UpstreamTests {
-    /// nginx on a free port with a certificate for 127.0.0.1 made by the openssl command line.
-    private func startNginx(in directory: URL) throws -> (server: NginxServer, port: Int, certificate: URL) {
+    /// Runs `body` with nginx answering on a free port, with a certificate for 127.0.0.1 made by
+    /// the openssl command line, once it answers; `body` gets a folder of its own, the port and
+    /// the certificate. nginx and the folder are gone afterwards.
+    private func withNginx(_ body: (_ directory: URL, _ port: Int, _ certificate: URL) async throws -> Void) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let (certificate, key) = try LoopbackCertificate.make(in: directory)
         let port = try RefusingPort().port
-        let server = try NginxServer(http: """
+        let nginx = try NginxServer(http: """
             server {
               listen 127.0.0.1:\(port) ssl http2; ssl_certificate \(certificate.path); ssl_certificate_key \(key.path);
               location / { default_type text/plain; add_header X-Served-By nginx; return 200 "$server_protocol $request_uri\\n"; }
             }
             """, in: directory)
-        return (server, port, certificate)
-    }
-
-    private func waitForNginx(port: Int, certificate: URL) async throws {
+        defer { nginx.stop() }
         try await waitUntil {
             (try? ChildProcess.run(URL(filePath: "/usr/bin/env"), ["curl", "-sS", "--cacert", certificate.path,
                                                                    "https://127.0.0.1:\(port)/up"]))?.output.hasPrefix("HTTP/") == true
         }
+        try await body(directory, port, certificate)
     }
 
     @Test func h2ClientsAreForwardedOverH2AndHTTP1ClientsOverHTTP1() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (nginx, port, certificate) = try startNginx(in: directory)
-        defer { nginx.stop() }
-        try await waitForNginx(port: port, certificate: certificate)
-        let trust = UpstreamTrust(extraRoots: [certificate])
+        try await withNginx { directory, port, certificate in
+            let trust = UpstreamTrust(extraRoots: [certificate])
 
-        // Reverse proxy: curl by prior knowledge, then over HTTP/1.1.
-        let reverse = directory.appending(path: "reverse.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: reverse, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"),
-                                                            trust: trust)) { harness in
-            let h2 = try await Curl.run(["-sS", "--http2-prior-knowledge", harness.base + "/two"])
-            #expect(h2.text == "HTTP/2.0 /two\n", "\(h2.text) \(h2.error)")
-            let h1 = try await Curl.run(["-sS", "--http1.1", harness.base + "/one"])
-            #expect(h1.text == "HTTP/1.1 /one\n", "\(h1.text) \(h1.error)")
-            try await waitUntil { harness.responder.recorder.interactionCount == 2 }
-        }
-        let recorded = try CassetteCodec().load(reverse).interactions
-        #expect(recorded.map(\.httpVersion) == ["2", "1.1"])
-        #expect(recorded.first?.response.headers["X-Served-By"] == "nginx")
+            // Reverse proxy: curl by prior knowledge, then over HTTP/1.1.
+            let reverse = directory.appending(path: "reverse.json")
+            try await RecordHarness.run(settings: RecordSettings(cassette: reverse, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"),
+                                                                trust: trust)) { harness in
+                let h2 = try await Curl.run(["-sS", "--http2-prior-knowledge", harness.base + "/two"])
+                #expect(h2.text == "HTTP/2.0 /two\n", "\(h2.text) \(h2.error)")
+                let h1 = try await Curl.run(["-sS", "--http1.1", harness.base + "/one"])
+                #expect(h1.text == "HTTP/1.1 /one\n", "\(h1.text) \(h1.error)")
+                try await waitUntil { harness.responder.recorder.interactionCount == 2 }
+            }
+            let recorded = try CassetteCodec().load(reverse).interactions
+            #expect(recorded.map(\.httpVersion) == ["2", "1.1"])
+            #expect(recorded.first?.response.headers["X-Served-By"] == "nginx")
 
-        // Forward proxy: curl negotiates h2 inside the intercepted tunnel, and so does the upstream leg.
-        let forward = directory.appending(path: "forward.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: forward, trust: trust)) { harness in
-            let ca = try harness.authorityFile()
-            let h2 = try await Curl.run(["-sS", "--http2", "--proxy", harness.base, "--cacert", ca.path,
-                                         "https://127.0.0.1:\(port)/tunnelled"])
-            #expect(h2.text == "HTTP/2.0 /tunnelled\n", "\(h2.text) \(h2.error)")
-            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+            // Forward proxy: curl negotiates h2 inside the intercepted tunnel, and so does the upstream leg.
+            let forward = directory.appending(path: "forward.json")
+            try await RecordHarness.run(settings: RecordSettings(cassette: forward, trust: trust)) { harness in
+                let ca = try harness.authorityFile()
+                let h2 = try await Curl.run(["-sS", "--http2", "--proxy", harness.base, "--cacert", ca.path,
+                                             "https://127.0.0.1:\(port)/tunnelled"])
+                #expect(h2.text == "HTTP/2.0 /tunnelled\n", "\(h2.text) \(h2.error)")
+                try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+            }
+            #expect(try CassetteCodec().load(forward).interactions.map(\.httpVersion) == ["2"])
         }
-        #expect(try CassetteCodec().load(forward).interactions.map(\.httpVersion) == ["2"])
     }
 
     /// A TLS handshake that fails (nginx's certificate is not trusted) is a 502 naming the cause, at
     /// once, for an HTTP/2 client as for an HTTP/1.1 one; nothing is recorded.
     @Test func anUntrustedUpstreamIsA502ForAnHTTP2Client() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (nginx, port, certificate) = try startNginx(in: directory)
-        defer { nginx.stop() }
-        try await waitForNginx(port: port, certificate: certificate)
-        let cassette = directory.appending(path: "untrusted.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"))) { harness in
-            for version in ["--http2-prior-knowledge", "--http1.1"] {
-                let answer = try await Curl.run(["-sS", "--max-time", "10", version, "--write-out", "\n%{http_code}", harness.base + "/nope"])
-                #expect(answer.text.hasSuffix("\n502"), "\(version): \(answer.text) \(answer.error)")
-                #expect(answer.text.contains("upstream-unreachable") || answer.text.contains("cannot reach the upstream"), "\(answer.text)")
+        try await withNginx { directory, port, certificate in
+            let cassette = directory.appending(path: "untrusted.json")
+            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"))) { harness in
+                for version in ["--http2-prior-knowledge", "--http1.1"] {
+                    let answer = try await Curl.run(["-sS", "--max-time", "10", version, "--write-out", "\n%{http_code}", harness.base + "/nope"])
+                    #expect(answer.text.hasSuffix("\n502"), "\(version): \(answer.text) \(answer.error)")
+                    #expect(answer.text.contains("upstream-unreachable") || answer.text.contains("cannot reach the upstream"), "\(answer.text)")
+                }
+                #expect(harness.responder.recorder.interactionCount == 0)
             }
-            #expect(harness.responder.recorder.interactionCount == 0)
         }
     }
 
@@ -86,20 +82,17 @@ struct HTTP2UpstreamTests {
     /// speaks h2 to nginx too: the page nginx answers names the protocol it heard.
     @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func chromiumNegotiatesH2ThroughTheInterception() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (nginx, port, certificate) = try startNginx(in: directory)
-        defer { nginx.stop() }
-        try await waitForNginx(port: port, certificate: certificate)
-        let cassette = directory.appending(path: "chromium.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
-            // Chromium sends loopback addresses around a proxy unless told not to; the minted certificate is not in its store.
-            let dom = try await Chromium.dumpDOM("https://127.0.0.1:\(port)/through-chromium",
-                                                 flags: Chromium.proxy(harness.base) + ["--ignore-certificate-errors"])
-            #expect(dom.contains("HTTP/2.0 /through-chromium"), "\(dom)")
-            try await waitUntil { harness.responder.recorder.interactionCount >= 1 }
+        try await withNginx { directory, port, certificate in
+            let cassette = directory.appending(path: "chromium.json")
+            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
+                // Chromium sends loopback addresses around a proxy unless told not to; the minted certificate is not in its store.
+                let dom = try await Chromium.dumpDOM("https://127.0.0.1:\(port)/through-chromium",
+                                                     flags: Chromium.proxy(harness.base) + ["--ignore-certificate-errors"])
+                #expect(dom.contains("HTTP/2.0 /through-chromium"), "\(dom)")
+                try await waitUntil { harness.responder.recorder.interactionCount >= 1 }
+            }
+            let recorded = try CassetteCodec().load(cassette).interactions
+            #expect(recorded.contains { $0.request.url.hasSuffix("/through-chromium") && $0.httpVersion == "2" })
         }
-        let recorded = try CassetteCodec().load(cassette).interactions
-        #expect(recorded.contains { $0.request.url.hasSuffix("/through-chromium") && $0.httpVersion == "2" })
     }
 }
