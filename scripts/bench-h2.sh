@@ -22,12 +22,8 @@ echo "building the release binary..." >&2
 swift build -c release --product tapedeck >&2
 BIN="$(swift build -c release --show-bin-path)"
 
-WORK="$(mktemp -d)"
+source scripts/bench/workspace.sh
 chmod 755 "$WORK"   # nginx's worker (nobody) reads the body from here
-PIDS=()
-cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
-trap cleanup EXIT
-export TAPEDECK_HOME="$WORK/home"
 python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
 
 # The body tapedeck answers for /items/500, which nginx then serves too.

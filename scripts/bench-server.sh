@@ -30,11 +30,7 @@ swift build -c release --package-path Benchmarks --product bare-server >&2
 BIN="$(swift build -c release --show-bin-path)"
 BENCH_BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
-trap cleanup EXIT
-export TAPEDECK_HOME="$WORK/home"
+source scripts/bench/workspace.sh
 
 python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
 python3 scripts/bench/make_cassette.py 100000 "$WORK/c100k.json"

@@ -17,11 +17,7 @@ echo "building the release binary..." >&2
 swift build -c release --product tapedeck >&2
 BIN="$(swift build -c release --show-bin-path)"
 
-WORK="$(mktemp -d)"
-PIDS=()
-cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
-trap cleanup EXIT
-export TAPEDECK_HOME="$WORK/home"
+source scripts/bench/workspace.sh
 
 # Waits for a server's first line naming its address; prints the port.
 listening() {
