@@ -14,7 +14,7 @@ import NIOHTTP1
 /// pieces, and goes as stored (decoded, without `Content-Encoding`, unless kept still encoded)
 /// whatever the client accepts, so preparing a cassette of large bodies costs no more than a small one.
 package struct PreparedResponse: Sendable {
-    /// The status and headers.
+    /// The status and headers. Every variant keeps the recorded `Content-Type`, which ``isGRPC`` is read from once.
     package private(set) var head: HTTPResponseHead
     /// The whole body as sent (empty for a streamed response).
     package let body: ByteBuffer
@@ -39,22 +39,24 @@ package struct PreparedResponse: Sendable {
         let plain = ResponseEncoding.negotiate(for: response, acceptEncoding: nil)
         let variants = plain == .asRecorded ? nil : interaction
         // A gRPC answer's messages that came compressed go compressed again, in the recorded grpc-encoding.
-        let grpcEncoding = GRPCCall.isGRPC(contentType: response.headers["Content-Type"]) ? response.headers["grpc-encoding"] : nil
+        let isGRPC = GRPCCall.isGRPC(contentType: response.headers["Content-Type"])
+        let grpcEncoding = isGRPC ? response.headers["grpc-encoding"] : nil
         if let chunks = interaction.chunks, response.contentCoding == nil {
-            self.init(response, keepsLength: keepsLength, body: ByteBuffer(),
+            self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(),
                       chunks: allowsBody ? chunks.map { ByteBuffer(bytes: GRPCCall.compressed($0.data, encoding: grpcEncoding)) } : [],
                       recorded: variants)
         } else if let file = response.body.file, interaction.chunks == nil {
             var stored = response
             if plain == .identity { stored.headers.remove("Content-Encoding") }
-            self.init(stored, keepsLength: keepsLength, body: ByteBuffer(), file: allowsBody ? file : nil, chunks: nil, recorded: nil)
+            self.init(stored, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(), file: allowsBody ? file : nil,
+                      chunks: nil, recorded: nil)
         } else {
             let wire = allowsBody ? try response.wireBody(GRPCCall.compressed(interaction.responseBodyData, encoding: grpcEncoding)) : Data()
-            self.init(response, keepsLength: keepsLength, body: ByteBuffer(bytes: wire), chunks: nil, recorded: variants)
+            self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(bytes: wire), chunks: nil, recorded: variants)
         }
     }
 
-    private init(_ response: CassetteResponse, keepsLength: Bool, body: ByteBuffer, file: BodyFile? = nil,
+    private init(_ response: CassetteResponse, keepsLength: Bool, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil,
                  chunks: [ByteBuffer]?, recorded: Interaction?) {
         var headers = HTTPHeaders()
         for field in response.headers where !HeaderList.isHopByHop(field.name)
@@ -65,13 +67,14 @@ package struct PreparedResponse: Sendable {
             headers.add(name: "Content-Length", value: String(file?.size ?? body.readableBytes))
         }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
-                  body: body, file: file, chunks: chunks, recorded: recorded)
+                  isGRPC: isGRPC, body: body, file: file, chunks: chunks, recorded: recorded)
         trailers = response.trailers.map(HTTPHeaders.init)
     }
 
-    private init(head: HTTPResponseHead, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?, recorded: Interaction?) {
+    private init(head: HTTPResponseHead, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?,
+                 recorded: Interaction?) {
         self.head = head
-        isGRPC = GRPCCall.isGRPC(contentType: head.headers.first(name: "Content-Type"))
+        self.isGRPC = isGRPC
         self.body = body
         self.file = file
         self.chunks = chunks
@@ -90,7 +93,7 @@ package struct PreparedResponse: Sendable {
         var fields = HTTPHeaders()
         for field in headers { fields.add(name: field.name, value: field.value) }
         var negotiated = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
-                                          body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
+                                          isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
         negotiated.trailers = trailers
         return negotiated
     }
@@ -125,7 +128,7 @@ package struct PreparedResponse: Sendable {
             kept.append(chunk)
             times.append(at)
         }
-        var cut = PreparedResponse(head: self.head, body: ByteBuffer(), chunks: kept, recorded: nil)
+        var cut = PreparedResponse(head: self.head, isGRPC: isGRPC, body: ByteBuffer(), chunks: kept, recorded: nil)
         cut.head.headers.remove(name: "Content-Length")
         cut.trailers = HTTPHeaders(GRPCCall.deadlineExceeded)
         return (cut, ResponseDelay(head: min(head, deadline), total: deadline, chunks: times))
@@ -139,7 +142,7 @@ package struct PreparedResponse: Sendable {
         let plain = { (buffer: ByteBuffer) in
             ByteBuffer(bytes: GRPCCall.compressed(GRPCCall.decompressed(Data(buffer.readableBytesView), encoding: encoding), encoding: nil))
         }
-        var uncompressed = PreparedResponse(head: head, body: plain(body), file: file, chunks: chunks?.map(plain), recorded: nil)
+        var uncompressed = PreparedResponse(head: head, isGRPC: isGRPC, body: plain(body), file: file, chunks: chunks?.map(plain), recorded: nil)
         uncompressed.head.headers.remove(name: "grpc-encoding")
         if uncompressed.head.headers.contains(name: "Content-Length") {
             uncompressed.head.headers.replaceOrAdd(name: "Content-Length", value: String(uncompressed.body.readableBytes))

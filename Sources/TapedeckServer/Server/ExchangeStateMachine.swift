@@ -56,7 +56,8 @@ struct ExchangeStateMachine {
         /// The request handed on early broke its stream (a second head): reset the stream.
         case abandonRequest(reason: String)
         /// The body of the gRPC call handed on early grew past the limit: end its answer with
-        /// gRPC's RESOURCE_EXHAUSTED and this reason, as a gRPC server does, then reset the stream.
+        /// gRPC's RESOURCE_EXHAUSTED and this reason, as a gRPC server does. The machine is closing
+        /// by then, so the stream closes once those trailers are written (``EndAction/close``).
         case refuseCall(reason: String)
         /// Answer with this status and reason, then close.
         case refuse(HTTPResponse.Status, reason: String)
