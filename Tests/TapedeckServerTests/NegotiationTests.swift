@@ -20,7 +20,7 @@ struct NegotiationTests {
         defer { _ = server.stop() }
         let urllib = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", """
             import urllib.request
-            response = urllib.request.urlopen("\(base)/gzip-json", timeout=10)
+            response = urllib.request.urlopen("\(base)/gzip-json", timeout=\(10 * Deadlines.scale))
             body = response.read()
             print(response.headers.get("Content-Encoding"), response.headers.get("Content-Length") == str(len(body)), body[:1].decode())
             """]).text

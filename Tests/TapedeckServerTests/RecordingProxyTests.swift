@@ -194,7 +194,7 @@ import Testing
         _ = try await RecordHarness.recordFromTestUpstream { harness, _ in
             let body = try await Curl.run([harness.base + "/large-json"]).text
             #expect(body.contains(TestUpstream.largeJSONToken), "the client gets the live answer")
-            let deadline = ContinuousClock.now + .seconds(5) * Fixtures.deadlineScale
+            let deadline = ContinuousClock.now + .seconds(5) * Deadlines.scale
             while harness.responder.recorder.interactionCount == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -242,7 +242,7 @@ import Testing
                 midRequest.hangUp()
             }
             // The upstream never finishes /stall-body: only the proxy passing the hang-up on ends it.
-            let deadline = ContinuousClock.now + .seconds(5) * Fixtures.deadlineScale
+            let deadline = ContinuousClock.now + .seconds(5) * Deadlines.scale
             while upstream.abandonedStalls.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -284,7 +284,7 @@ import Testing
         // connection longer than its connect timeout (10 s by default): under the thread sanitizer on a
         // slow 2-core machine the last ones waited longer. The test is about what is recorded, not how fast.
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout.connect = .seconds(60 * Int64(Fixtures.deadlineScale))
+        configuration.timeout.connect = .seconds(60 * Int64(Deadlines.scale))
         let stored = try await RecordHarness.recordFromTestUpstream { harness, _ in
             try await Clients.withHTTPClient(configuration) { (client: HTTPClient) async throws in
                 try await withThrowingTaskGroup(of: Int.self) { group in
@@ -358,7 +358,7 @@ import Testing
         let cassette = directory.appending(path: "durable.json")
         try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: upstream.target)) { (harness: RecordHarness) async throws in
             #expect(try await Curl.run([harness.base + "/plaintext?name=Disk"]).text == "Hello Disk!")
-            let deadline = ContinuousClock.now + .seconds(1) * Fixtures.deadlineScale
+            let deadline = ContinuousClock.now + .seconds(1) * Deadlines.scale
             var count = 0
             while ContinuousClock.now < deadline {
                 count = (try? CassetteCodec().load(cassette).interactions.count) ?? 0

@@ -9,11 +9,12 @@ public final class RawSocket: @unchecked Sendable {
     /// The descriptor, for checks without reading.
     public var socketDescriptor: Int32 { socket }
 
-    /// Connects to a port on 127.0.0.1; reads give up after `timeout` seconds.
+    /// Connects to a port on 127.0.0.1; reads give up after `timeout` seconds (times
+    /// ``Deadlines/scale`` under a sanitizer).
     public init(port: Int, timeout: Int = 10) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw RawSocketError(message: "socket() failed: errno \(errno)") }
-        var time = timeval(tv_sec: timeout, tv_usec: 0)
+        var time = timeval(tv_sec: timeout * Deadlines.scale, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -7,10 +7,6 @@ enum Fixtures {
     static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// How many times longer a wall-clock deadline is allowed to be: 3 under a sanitizer
-    /// (`TAPEDECK_SANITIZER`, set by scripts/sanitizers.sh), which slows everything several times.
-    static let deadlineScale = ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] == nil ? 1 : 3
-
     /// The example cassette of the repository.
     static let exampleCassette = packageRoot.appending(path: "cassettes/example.json")
 
