@@ -119,31 +119,32 @@ package final class Player: Sendable {
         }
         var interaction = interactions[choice.index]
         if let beforePlayback = hooks.beforePlayback { interaction = beforePlayback(interaction, incoming) }
+        let delay = options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount)
+        let conversation = interaction.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) }
         return .played(Playback(
-            interaction: interaction,
+            interaction: consume interaction,
             cassette: cassetteNames[cassetteOfIndex[choice.index]],
             index: choice.index - firstIndexOfCassette[cassetteOfIndex[choice.index]],
             playCount: choice.playCount,
-            delay: options.latency.delay(for: interaction, index: choice.index, playCount: choice.playCount),
+            delay: delay,
             isExpired: now.map { isExpired(choice.index, now: $0) } ?? false,
-            conversation: interaction.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) }))
+            conversation: conversation))
     }
 
     /// A stub's answer as a playback: an interaction made of the request and the stub's response.
     private func playback(of served: StubSet.Served, for request: CassetteRequest) -> Playback {
         let response = served.response
         let delay = LatencyModel.duration(milliseconds: response.delayMs ?? 0)
-        var playback = Playback(
+        return Playback(
             interaction: Interaction(request: request,
                                      response: CassetteResponse(status: response.status, headers: response.headers, body: response.body,
                                                                 trailers: response.trailers),
                                      delayMs: response.delayMs, websocket: response.websocket),
             cassette: "stubs", index: -1, playCount: served.playCount,
-            delay: ResponseDelay(head: delay, total: delay))
-        playback.stub = Playback.StubServed(id: served.stub.id, name: served.stub.name)
-        playback.fault = response.fault
-        playback.conversation = response.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) }
-        return playback
+            delay: ResponseDelay(head: delay, total: delay),
+            stub: Playback.StubServed(id: served.stub.id, name: served.stub.name),
+            fault: response.fault,
+            conversation: response.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) })
     }
 
     /// The custom rules the interaction at `index` fails for the request, as rule failures.
@@ -244,7 +245,11 @@ package enum PlaybackResult: Sendable {
 }
 
 /// One served interaction.
-package struct Playback: Sendable {
+///
+/// A class, and immutable: a playback travels from the player through the journal, the inspector
+/// and the answer, and passing it on is one reference where a copy of a struct retained every
+/// field of the interaction it holds (its share of the replay server's time showed in profiles).
+package final class Playback: Sendable {
     /// The interaction.
     package let interaction: Interaction
     /// The cassette it came from.
@@ -256,14 +261,28 @@ package struct Playback: Sendable {
     /// When to send the head and the end.
     package let delay: ResponseDelay
     /// Whether the interaction is older than the expiry age (served under `--on-expired warn`).
-    package var isExpired: Bool = false
+    package let isExpired: Bool
     /// The stub that answered, when a stub did (then `index` is -1 and `cassette` is `stubs`).
-    package var stub: StubServed?
+    package let stub: StubServed?
     /// The broken connection the stub asks for instead of an answer.
-    package var fault: StubFault?
+    package let fault: StubFault?
     /// The WebSocket conversation to play after the upgrade, paced by the latency option; nil
     /// when the interaction holds none.
-    package var conversation: WebSocketConversation?
+    package let conversation: WebSocketConversation?
+
+    package init(interaction: Interaction, cassette: String, index: Int, playCount: Int, delay: ResponseDelay,
+                 isExpired: Bool = false, stub: StubServed? = nil, fault: StubFault? = nil,
+                 conversation: WebSocketConversation? = nil) {
+        self.interaction = interaction
+        self.cassette = cassette
+        self.index = index
+        self.playCount = playCount
+        self.delay = delay
+        self.isExpired = isExpired
+        self.stub = stub
+        self.fault = fault
+        self.conversation = conversation
+    }
 
     /// A stub that answered a request.
     package struct StubServed: Sendable, Hashable {
