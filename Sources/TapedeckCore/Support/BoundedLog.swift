@@ -28,20 +28,17 @@
 
     /// Adds an entry, dropping the oldest when full.
     @inlinable
-    public func append(_ entry: consuming Entry) {
-        append(entry) { _, _ in }
+    public func append(_ entry: Entry) {
+        append { _ in entry }
     }
 
-    /// Adds an entry once `number` gave it its number, dropping the oldest when full; returns the
-    /// number. Numbering and adding are one step, so entries are kept in the order of their numbers.
-    /// The entry moves in: a large one (the inspector's) is not copied and dropped on the way.
+    /// Adds the entry `make` builds from its number, dropping the oldest when full; returns the number.
+    /// Numbering and adding are one step, so entries are kept in the order of their numbers.
     @inlinable @discardableResult
-    public func append(_ entry: consuming Entry, numbering number: (inout Entry, Int) -> Void) -> Int {
-        var arriving = Optional(entry)
-        return state.withLock { state in
+    public func append(numbering make: (Int) -> Entry) -> Int {
+        state.withLock { state in
             state.lastNumber += 1
-            var entry = arriving.take()!
-            number(&entry, state.lastNumber)
+            let entry = make(state.lastNumber)
             if state.entries.count < capacity {
                 state.entries.append(entry)
             } else {

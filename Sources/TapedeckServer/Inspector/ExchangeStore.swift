@@ -81,11 +81,12 @@ package final class ExchangeStore: Sendable {
             diagnosis.request.body = nil
             kept.diagnosis = diagnosis
         }
-        let published = events.listenerCount > 0 ? kept.summary : nil
-        let id = log.append(kept) { kept, id in kept.summary.id = id }
-        if var summary = published {
-            summary.id = id
-            events.publish(event: "exchange", data: String(decoding: Self.compact(shown(summary)), as: UTF8.self), id: id)
+        let id = log.append { id in
+            kept.summary.id = id
+            return kept
+        }
+        if events.listenerCount > 0 {
+            events.publish(event: "exchange", data: String(decoding: Self.compact(shown(kept.summary)), as: UTF8.self), id: id)
         }
         return id
     }
