@@ -1,7 +1,8 @@
 import Foundation
 
-/// Wall-clock bounds in the tests, which only bound a failure: a test that passes never waits
-/// for them.
+/// Wall-clock bounds in the tests. Most only bound a failure, and a test that passes never waits
+/// for them; the few that are waited out on purpose (a connection that must stay open that long)
+/// take longer under a sanitizer too.
 public enum Deadlines {
     /// How many times longer a bound may be: 3 under a sanitizer (`TAPEDECK_SANITIZER`, set by
     /// scripts/sanitizers.sh), which slows everything several times and starts every suite at once.
