@@ -88,7 +88,7 @@ import Testing
                 let script = """
                 import grpc
                 channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
-                print(channel.unary_unary("/demo.Greeter/SayHello")(b"<TEAM_TOKEN>", timeout=60).decode())
+                print(channel.unary_unary("/demo.Greeter/SayHello")(b"<TEAM_TOKEN>", timeout=\(20 * Deadlines.scale)).decode())
                 """
                 let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
                 #expect(result.text == "hello:tok-live-123456\n", "the service got the live value: \(result.text) \(result.error)")
