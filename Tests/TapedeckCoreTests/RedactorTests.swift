@@ -134,12 +134,12 @@ struct JournalTests {
     @Test("a bounded log numbers its entries as they come, and goes on numbering after a reset")
     func numbering() {
         let log = BoundedLog<String>(capacity: 2)
-        #expect(log.append { "entry \($0)" } == 1)
-        #expect(log.append { "entry \($0)" } == 2)
-        #expect(log.append { "entry \($0)" } == 3)
+        #expect(log.append("entry") { $0 += " \($1)" } == 1)
+        #expect(log.append("entry") { $0 += " \($1)" } == 2)
+        #expect(log.append("entry") { $0 += " \($1)" } == 3)
         #expect(log.snapshot().entries == ["entry 2", "entry 3"])
         log.reset()
-        #expect(log.append { "entry \($0)" } == 4)
+        #expect(log.append("entry") { $0 += " \($1)" } == 4)
         #expect(log.snapshot().entries == ["entry 4"])
         #expect(log.snapshot().dropped == 0)
     }

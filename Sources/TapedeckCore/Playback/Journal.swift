@@ -93,7 +93,7 @@ package final class Journal: Sendable {
     }
 
     /// Adds an entry, dropping the oldest when full.
-    package func append(_ entry: JournalEntry) {
+    package func append(_ entry: consuming JournalEntry) {
         log.append(entry)
     }
 

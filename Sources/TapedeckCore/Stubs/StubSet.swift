@@ -129,7 +129,7 @@ public final class StubSet: Sendable {
     /// Bodies are kept to their first ``Body/logLimit`` bytes, which is what verification then sees.
     public func log(_ request: CassetteRequest, session: String) {
         var kept = request
-        kept.body = request.body.logged
+        if kept.body.count > Body.logLimit { kept.body = request.body.logged }
         received.append(ReceivedRequest(request: kept, session: session))
     }
 

@@ -28,17 +28,20 @@
 
     /// Adds an entry, dropping the oldest when full.
     @inlinable
-    public func append(_ entry: Entry) {
-        append { _ in entry }
+    public func append(_ entry: consuming Entry) {
+        append(entry) { _, _ in }
     }
 
-    /// Adds the entry `make` builds from its number, dropping the oldest when full; returns the number.
-    /// Numbering and adding are one step, so entries are kept in the order of their numbers.
+    /// Adds an entry after `number` gave it its number, dropping the oldest when full; returns the
+    /// number. Numbering and adding are one step, so entries are kept in the order of their numbers.
     @inlinable @discardableResult
-    public func append(numbering make: (Int) -> Entry) -> Int {
-        state.withLock { state in
+    public func append(_ entry: consuming Entry, numbering number: (inout Entry, Int) -> Void) -> Int {
+        // Moved out of an optional inside the lock; a value the closure captured could only be copied.
+        var pending = Optional(entry)
+        return state.withLock { state in
             state.lastNumber += 1
-            let entry = make(state.lastNumber)
+            var entry = pending.take()!
+            number(&entry, state.lastNumber)
             if state.entries.count < capacity {
                 state.entries.append(entry)
             } else {

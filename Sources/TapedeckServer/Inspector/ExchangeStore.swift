@@ -56,6 +56,23 @@ package final class ExchangeStore: Sendable {
     @discardableResult
     package func add(_ entry: JournalEntry, request: CassetteRequest, response: CassetteResponse? = nil,
                     chunks: [StreamChunk]? = nil, status: Int? = nil, diagnosis: MatchDiagnosis? = nil, isClean: Bool = false) -> Int {
+        // A page listening gets the summary; the exchange itself moves into the log.
+        let isListened = events.listenerCount > 0
+        var announced: ExchangeSummary?
+        let id = log.append(keep(entry, request: request, response: response, chunks: chunks, status: status, diagnosis: diagnosis,
+                                 isClean: isClean)) { kept, id in
+            kept.summary.id = id
+            if isListened { announced = kept.summary }
+        }
+        if let announced {
+            events.publish(event: "exchange", data: String(decoding: Self.compact(shown(announced)), as: UTF8.self), id: id)
+        }
+        return id
+    }
+
+    /// What is kept of an exchange: its bodies cut to the limit, redacted now only when the request's is cut.
+    private func keep(_ entry: JournalEntry, request: CassetteRequest, response: CassetteResponse?, chunks: [StreamChunk]?,
+                      status: Int?, diagnosis: MatchDiagnosis?, isClean: Bool) -> KeptExchange {
         var kept = KeptExchange(summary: ExchangeSummary(id: 0, entry: entry, status: response?.status ?? status),
                                 request: request, response: response, chunks: chunks, isClean: isClean)
         kept.requestSize = request.body.count
@@ -64,8 +81,8 @@ package final class ExchangeStore: Sendable {
             (kept.request, kept.response, kept.removed) = redaction.clean(request: request, response: response)
             kept.isClean = true
         }
-        kept.request.body = cut(kept.request.body)
-        if let body = kept.response?.body { kept.response?.body = cut(body) }
+        if kept.request.body.count > bodyLimit { kept.request.body = cut(kept.request.body) }
+        if (kept.response?.body.count ?? 0) > bodyLimit, let body = kept.response?.body { kept.response?.body = cut(body) }
         if let chunks, kept.response?.body.isEmpty == true {
             // A streamed answer: its pieces up to the limit.
             kept.responseSize = chunks.reduce(0) { $0 + $1.data.count }
@@ -81,14 +98,7 @@ package final class ExchangeStore: Sendable {
             diagnosis.request.body = nil
             kept.diagnosis = diagnosis
         }
-        let id = log.append { id in
-            kept.summary.id = id
-            return kept
-        }
-        if events.listenerCount > 0 {
-            events.publish(event: "exchange", data: String(decoding: Self.compact(shown(kept.summary)), as: UTF8.self), id: id)
-        }
-        return id
+        return kept
     }
 
     /// Adds the WebSocket conversation of exchange `id` once its connection ended.
@@ -130,9 +140,9 @@ package final class ExchangeStore: Sendable {
         events.publish(event: "reset", data: "{}")
     }
 
-    /// A body cut to the limit (shared, not copied, when it fits).
+    /// A body cut to the limit.
     private func cut(_ body: Body) -> Body {
-        body.count > bodyLimit ? Body(body.prefix(bodyLimit)) : body
+        Body(body.prefix(bodyLimit))
     }
 
     /// One line of JSON, for an event's data.

@@ -13,9 +13,13 @@ import NIOHTTP1
 /// A body kept in a side file is not read here: the response names the ``file``, sent from disk in
 /// pieces, and goes as stored (decoded, without `Content-Encoding`, unless kept still encoded)
 /// whatever the client accepts, so preparing a cassette of large bodies costs no more than a small one.
-package struct PreparedResponse: Sendable {
+///
+/// A class, immutable: every request served hands the same preparation on through a few steps
+/// (negotiation, framing, the sink), and a reference is one count to take and drop where a copy
+/// of the struct it was took one per buffer, on values both event loops share.
+package final class PreparedResponse: Sendable {
     /// The status and headers. Every variant keeps the recorded `Content-Type`, which ``isGRPC`` is read from once.
-    package private(set) var head: HTTPResponseHead
+    package let head: HTTPResponseHead
     /// The whole body as sent (empty for a streamed response).
     package let body: ByteBuffer
     /// The pieces of a streamed response, in order; nil for an ordinary body.
@@ -23,14 +27,14 @@ package struct PreparedResponse: Sendable {
     /// The side file whose bytes are the body, sent from disk; ``body`` is empty then.
     package let file: BodyFile?
     /// The trailing headers sent after the body, nil when the recording had none.
-    package private(set) var trailers: HTTPHeaders?
+    package let trailers: HTTPHeaders?
     /// Whether the answer is a gRPC call's (its content type), found once here rather than per request.
     package let isGRPC: Bool
     /// The recorded interaction, for the variants other clients need; nil when there is only one variant.
     private let recorded: Interaction?
 
     /// Prepares an interaction's response in its recorded coding.
-    package init(_ interaction: Interaction) throws(ContentCodingError) {
+    package convenience init(_ interaction: Interaction) throws(ContentCodingError) {
         let response = interaction.response
         // A recorded HEAD or 304 answer keeps its Content-Length: it describes a body never sent.
         let keepsLength = interaction.request.method == "HEAD" || response.status == 304
@@ -56,8 +60,8 @@ package struct PreparedResponse: Sendable {
         }
     }
 
-    private init(_ response: CassetteResponse, keepsLength: Bool, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil,
-                 chunks: [ByteBuffer]?, recorded: Interaction?) {
+    private convenience init(_ response: CassetteResponse, keepsLength: Bool, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil,
+                             chunks: [ByteBuffer]?, recorded: Interaction?) {
         var headers = HTTPHeaders()
         for field in response.headers where !HeaderList.isHopByHop(field.name)
             && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
@@ -67,18 +71,25 @@ package struct PreparedResponse: Sendable {
             headers.add(name: "Content-Length", value: String(file?.size ?? body.readableBytes))
         }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
-                  isGRPC: isGRPC, body: body, file: file, chunks: chunks, recorded: recorded)
-        trailers = response.trailers.map(HTTPHeaders.init)
+                  isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: response.trailers.map(HTTPHeaders.init),
+                  recorded: recorded)
     }
 
     private init(head: HTTPResponseHead, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?,
-                 recorded: Interaction?) {
+                 trailers: HTTPHeaders?, recorded: Interaction?) {
         self.head = head
         self.isGRPC = isGRPC
         self.body = body
         self.file = file
         self.chunks = chunks
+        self.trailers = trailers
         self.recorded = recorded
+    }
+
+    /// This response with another head or other trailers, and no other variants.
+    private func with(head: HTTPResponseHead? = nil, trailers: HTTPHeaders?) -> PreparedResponse {
+        PreparedResponse(head: head ?? self.head, isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: trailers,
+                         recorded: recorded)
     }
 
     /// The response for a client with this `Accept-Encoding` (nil when it sent none): the recorded
@@ -92,10 +103,8 @@ package struct PreparedResponse: Sendable {
               let (headers, data) = try? recorded.answer(encoding) else { return self }
         var fields = HTTPHeaders()
         for field in headers { fields.add(name: field.name, value: field.value) }
-        var negotiated = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
-                                          isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, recorded: nil)
-        negotiated.trailers = trailers
-        return negotiated
+        return PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
+                                isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, recorded: nil)
     }
 
     /// The response as framed for this request: trailers go to an HTTP/2 client, and to an
@@ -104,13 +113,10 @@ package struct PreparedResponse: Sendable {
     package func framed(for request: IncomingRequest) -> PreparedResponse {
         // A HEAD answer has no body to follow, and keeps the Content-Length it describes.
         guard trailers != nil, request.version.major < 2, request.head.method != .head else { return self }
-        var framed = self
-        if request.takesTrailers {
-            framed.head.headers.remove(name: "Content-Length")
-        } else {
-            framed.trailers = nil
-        }
-        return framed
+        guard request.takesTrailers else { return with(trailers: nil) }
+        var chunked = head
+        chunked.headers.remove(name: "Content-Length")
+        return with(head: chunked, trailers: trailers)
     }
 
     /// A gRPC answer as a call with `deadline` gets it when `delay` would end it later (SPEC 12):
@@ -128,9 +134,10 @@ package struct PreparedResponse: Sendable {
             kept.append(chunk)
             times.append(at)
         }
-        var cut = PreparedResponse(head: self.head, isGRPC: isGRPC, body: ByteBuffer(), chunks: kept, recorded: nil)
-        cut.head.headers.remove(name: "Content-Length")
-        cut.trailers = HTTPHeaders(GRPCCall.deadlineExceeded)
+        var cutHead = self.head
+        cutHead.headers.remove(name: "Content-Length")
+        let cut = PreparedResponse(head: cutHead, isGRPC: isGRPC, body: ByteBuffer(), chunks: kept,
+                                   trailers: HTTPHeaders(GRPCCall.deadlineExceeded), recorded: nil)
         return (cut, ResponseDelay(head: min(head, deadline), total: deadline, chunks: times))
     }
 
@@ -142,20 +149,21 @@ package struct PreparedResponse: Sendable {
         let plain = { (buffer: ByteBuffer) in
             ByteBuffer(bytes: GRPCCall.compressed(GRPCCall.decompressed(Data(buffer.readableBytesView), encoding: encoding), encoding: nil))
         }
-        var uncompressed = PreparedResponse(head: head, isGRPC: isGRPC, body: plain(body), file: file, chunks: chunks?.map(plain), recorded: nil)
-        uncompressed.head.headers.remove(name: "grpc-encoding")
-        if uncompressed.head.headers.contains(name: "Content-Length") {
-            uncompressed.head.headers.replaceOrAdd(name: "Content-Length", value: String(uncompressed.body.readableBytes))
+        let body = plain(body)
+        var uncompressedHead = head
+        uncompressedHead.headers.remove(name: "grpc-encoding")
+        if uncompressedHead.headers.contains(name: "Content-Length") {
+            uncompressedHead.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         }
-        uncompressed.trailers = trailers
-        return uncompressed
+        return PreparedResponse(head: uncompressedHead, isGRPC: isGRPC, body: body, file: file, chunks: chunks?.map(plain),
+                                trailers: trailers, recorded: nil)
     }
 
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).
     package func adding(header name: String, value: String) -> PreparedResponse {
-        var added = self
-        added.head.headers.add(name: name, value: value)
-        return added
+        var added = head
+        added.headers.add(name: name, value: value)
+        return with(head: added, trailers: trailers)
     }
 }
 

@@ -75,13 +75,15 @@ package final class ReplayMode: Mode {
     }
 
     package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
-        var deck = self.deck
+        let deck: ReplayDeck
         if let name = control.cassette {
             guard let library else { return .refuse(Refusal(.badRequest, "Tapedeck-Cassette needs the server started with --cassette-dir")) }
             switch library.deck(named: name) {
             case .success(let selected): deck = selected
             case .failure(let error): return .refuse(Refusal(.badRequest, error.reason))
             }
+        } else {
+            deck = self.deck
         }
         let cassetteRequest = request.cassetteRequest()
         switch deck.player.play(cassetteRequest, session: control.session) {

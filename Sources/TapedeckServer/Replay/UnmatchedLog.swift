@@ -18,7 +18,7 @@ package final class UnmatchedLog: Sendable {
     }
 
     /// Adds a diagnosis, dropping the oldest when full.
-    package func append(_ diagnosis: MatchDiagnosis) {
+    package func append(_ diagnosis: consuming MatchDiagnosis) {
         log.append(diagnosis)
     }
 

@@ -130,9 +130,13 @@ extension IncomingRequest {
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let target = RequestTargetForm(wire.uri)
-        let head = HTTPRequest(method: method, scheme: target.scheme, authority: target.authority ?? host,
-                               path: target.path, headerFields: fields)
-        self.init(head: head, version: wire.version, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+        // Set here rather than through init(head:…), which made the request twice and copied it (per request).
+        head = HTTPRequest(method: method, scheme: target.scheme, authority: target.authority ?? host, path: target.path,
+                           headerFields: fields)
+        version = wire.version
+        self.body = body
+        self.tunnelOrigin = tunnelOrigin
+        self.arrival = arrival
     }
 
     /// The request with every secret's placeholder replaced by its value: what an upstream receives.

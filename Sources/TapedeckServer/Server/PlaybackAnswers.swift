@@ -40,26 +40,26 @@ package final class PlaybackAnswers: Sendable {
     }
 
     /// Notes a played interaction in the journal and the inspector, warning when it expired;
-    /// returns the entry and the inspector's id for it.
+    /// returns the inspector's id for it.
     @discardableResult
-    func note(_ playback: Playback, for played: CassetteRequest, session: String) -> (entry: JournalEntry, id: Int?) {
+    func note(_ playback: Playback, for played: CassetteRequest, session: String) -> Int? {
         let entry = JournalEntry(played: playback, request: played, session: session)
-        journal.append(entry)
         let id = exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
+        journal.append(entry)
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
-        return (entry, id)
+        return id
     }
 
     /// Serves a played interaction, noting it.
     func serve(_ playback: Playback, prepared: PreparedResponse, for played: CassetteRequest, session: String,
                to request: IncomingRequest, sink: ResponseSink) {
-        let (entry, id) = note(playback, for: played, session: session)
+        let id = note(playback, for: played, session: session)
         guard let conversation = playback.conversation else { return sink.serve(playback, prepared: prepared, to: request) }
-        let (exchanges, logger) = (exchanges, logger)
+        let (exchanges, logger, url) = (exchanges, logger, played.url)
         sink.playWebSocket(conversation, answer: prepared.head.headers, to: request) { played in
             if let id { exchanges?.conversationEnded(id: id, InspectedConversation(played: played)) }
             if let departure = played.departure {
-                logger.warning("\(Self.departureLine(departure, of: playback, url: entry.url))")
+                logger.warning("\(Self.departureLine(departure, of: playback, url: url))")
             }
         }
     }
@@ -68,12 +68,12 @@ package final class PlaybackAnswers: Sendable {
     /// redacted as the inspector shows it (the client's credentials are not echoed into logs).
     func refuse(_ diagnosis: MatchDiagnosis, for request: CassetteRequest, session: String, sink: ResponseSink) {
         let entry = JournalEntry(request: request, session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
-        journal.append(entry)
         let (kept, _, removed) = redaction.clean(request: request, response: nil)
         let shown = redaction.clean(diagnosis, request: kept, removed: removed)
         unmatched.append(shown)
         let isGRPC = GRPCCall.isGRPC(request)
         exchanges?.add(entry, request: request, status: isGRPC ? 200 : Int(unmatchedStatus.code), diagnosis: diagnosis)
+        journal.append(entry)
         if isGRPC {
             sink.send(GRPCErrorAnswer.noMatch, trailers: GRPCErrorAnswer.trailers(for: shown))
             return
