@@ -86,7 +86,7 @@ package final class PreparedResponse: Sendable {
         self.recorded = recorded
     }
 
-    /// This response with another head or other trailers, and no other variants.
+    /// This response with another head or other trailers; its other variants stay.
     private func with(head: HTTPResponseHead? = nil, trailers: HTTPHeaders?) -> PreparedResponse {
         PreparedResponse(head: head ?? self.head, isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: trailers,
                          recorded: recorded)
