@@ -109,7 +109,14 @@ public struct Body: Sendable {
 
     /// The body as a log keeps it: whole up to ``logLimit``, else its first ``logLimit`` bytes.
     public var logged: Body {
-        count <= Self.logLimit ? self : Body(prefix(Self.logLimit), style: style)
+        var logged = self
+        logged.cut(to: Self.logLimit)
+        return logged
+    }
+
+    /// Keeps the first `limit` bytes; a body within it is left as it is (its storage shared, not copied).
+    package mutating func cut(to limit: Int) {
+        if count > limit { self = Body(prefix(limit), style: style) }
     }
 
     /// The first `maxLength` bytes, reading no more of a side file than that.

@@ -25,6 +25,13 @@ public struct CassetteRequest: Sendable, Hashable {
 
     /// The URL split into its parts.
     public var target: RequestTarget { RequestTarget(url) }
+
+    /// The request as a log keeps it: its body cut to its first ``Body/logLimit`` bytes (``Body/logged``).
+    public var logged: CassetteRequest {
+        var logged = self
+        logged.body.cut(to: Body.logLimit)
+        return logged
+    }
 }
 
 /// A response as a cassette stores it.

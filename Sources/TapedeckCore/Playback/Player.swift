@@ -170,8 +170,8 @@ package final class Player: Sendable {
             case .repeatLast: chosen = candidates[candidates.count - 1]
             case .error: return nil
             case .cycle:
-                let least = candidates.map { counts[$0, default: 0] }.min() ?? 0
-                chosen = candidates.first { counts[$0, default: 0] == least }!
+                // The first of the least played.
+                chosen = candidates.min { counts[$0, default: 0] < counts[$1, default: 0] }!
             }
         }
         let playCount = counts[chosen, default: 0]

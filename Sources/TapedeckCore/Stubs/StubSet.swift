@@ -128,9 +128,7 @@ public final class StubSet: Sendable {
     /// Notes a received request, for verification.
     /// Bodies are kept to their first ``Body/logLimit`` bytes, which is what verification then sees.
     public func log(_ request: CassetteRequest, session: String) {
-        var kept = request
-        if kept.body.count > Body.logLimit { kept.body = request.body.logged }
-        received.append(ReceivedRequest(request: kept, session: session))
+        received.append(ReceivedRequest(request: request.logged, session: session))
     }
 
     /// The logged requests that fit `pattern` (of one session, when given), oldest first.

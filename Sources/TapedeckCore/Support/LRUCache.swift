@@ -23,6 +23,10 @@ package struct LRUCache<Key: Hashable, Value> {
     package var values: some Collection<Value> { entries.values.lazy.map(\.value) }
 
     /// The value for `key`, counted as a use; `defaultValue()` is stored first when there is none.
+    ///
+    /// A change through the subscript (`cache[key, default: [:]][inner] = 1`) is made in place:
+    /// with a getter and a setter it would copy the whole value each time, and a session's play
+    /// counts grow with its cassette, so every request would have copied them all.
     package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         mutating get {
             clock &+= 1
@@ -34,9 +38,14 @@ package struct LRUCache<Key: Hashable, Value> {
             insert(value, for: key)
             return value
         }
-        set {
+        _modify {
             clock &+= 1
-            insert(newValue, for: key)
+            if entries[key] == nil {
+                insert(defaultValue(), for: key)
+            } else {
+                entries[key]!.used = clock
+            }
+            yield &entries[key]!.value
         }
     }
 

@@ -81,8 +81,8 @@ package final class ExchangeStore: Sendable {
             (kept.request, kept.response, kept.removed) = redaction.clean(request: request, response: response)
             kept.isClean = true
         }
-        if kept.request.body.count > bodyLimit { kept.request.body = cut(kept.request.body) }
-        if (kept.response?.body.count ?? 0) > bodyLimit, let body = kept.response?.body { kept.response?.body = cut(body) }
+        kept.request.body.cut(to: bodyLimit)
+        kept.response?.body.cut(to: bodyLimit)
         if let chunks, kept.response?.body.isEmpty == true {
             // A streamed answer: its pieces up to the limit.
             kept.responseSize = chunks.reduce(0) { $0 + $1.data.count }
@@ -138,11 +138,6 @@ package final class ExchangeStore: Sendable {
     package func reset() {
         log.reset()
         events.publish(event: "reset", data: "{}")
-    }
-
-    /// A body cut to the limit.
-    private func cut(_ body: Body) -> Body {
-        Body(body.prefix(bodyLimit))
     }
 
     /// One line of JSON, for an event's data.
