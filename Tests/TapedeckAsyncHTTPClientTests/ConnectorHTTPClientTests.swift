@@ -82,7 +82,7 @@ struct ConnectorHTTPClientTests {
     @Test("records through a live HTTPClient against a real upstream, then replays with the upstream gone")
     func recordsThroughHTTPClient() async throws {
         let upstream = try ExampleUpstream()
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-ahc-\(UUID().uuidString).json")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-ahc-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         let live = HTTPClient(eventLoopGroupProvider: .singleton)
         let recording = try ConnectorHTTPClient.recording(cassette: file, live: live, mode: .all, environment: [:])

@@ -18,7 +18,7 @@ import Testing
     }
 
     private static func temporaryDirectory(_ name: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-\(name)-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }

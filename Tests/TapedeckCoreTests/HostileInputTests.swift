@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import Testing
 @testable import TapedeckCore
 
@@ -129,7 +130,7 @@ struct HostileInputTests {
 
     @Test("row 12: a side file that is a link, or whose bytes are not its digest, is refused naming it")
     func sideFilesAreThemselves() throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "tapedeck-hostile-\(UUID().uuidString)")
+        let folder = TestFiles.folder.appending(path: "tapedeck-hostile-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let bodies = folder.appending(path: "c.bodies")
         try FileManager.default.createDirectory(at: bodies, withIntermediateDirectories: true)

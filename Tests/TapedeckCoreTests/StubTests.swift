@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import Testing
 @testable import TapedeckCore
 
@@ -236,7 +237,7 @@ struct StubTests {
 
     @Test("recording into a cassette with stubs keeps the stubs as they were written")
     func recordingKeepsStubs() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-stubs-\(UUID().uuidString)")
+        let folder = TestFiles.folder.appendingPathComponent("tapedeck-stubs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("mixed.json")
         try FileManager.default.copyItem(at: Self.example, to: file)

@@ -1,13 +1,14 @@
 import Foundation
+import TapedeckTestSupport
 @testable import TapedeckCore
 
 /// The repository root, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// A fresh empty folder under the system temporary folder.
+/// A fresh empty folder in this run's test folder (``TestFiles/folder``), removed when the run ends.
 func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-tests-\(UUID().uuidString)")
+    let url = TestFiles.folder.appendingPathComponent("tapedeck-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

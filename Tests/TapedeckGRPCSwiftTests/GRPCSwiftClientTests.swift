@@ -81,7 +81,7 @@ import Testing
                          "client-streaming a+bb+ccc", "bidirectional ONE TWO",
                          "error notFound no greeting for Bob trailing[x-reason=missing]"])
 
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-grpc-swift-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-grpc-swift-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "greeter.json")
@@ -140,7 +140,7 @@ import Testing
         defer { upstream.stop() }
         let upstreamPort = Int(upstream.authority.split(separator: ":").last!)!
         let live = try await calls(port: upstreamPort)
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-grpc-trait-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-grpc-trait-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let location = try CassetteLocation(name: "greeter", directory: directory, filePath: #filePath, environment: [:])
 

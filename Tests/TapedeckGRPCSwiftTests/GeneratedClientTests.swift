@@ -71,7 +71,7 @@ import Testing
                          "server-streaming again#0 again#1 again#2", "client-streaming a+bb+ccc#3",
                          "bidirectional ONE#0 TWO#1", "error notFound no note for Bob trailing[x-reason=missing]"])
 
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-generated-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-generated-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "notes.json")
@@ -152,7 +152,7 @@ import Testing
         let live = try await chat(transport: Self.plaintext(port: Int(upstream.authority.split(separator: ":").last!)!))
         #expect(live == "chat ONE#0 TWO#1 ok")
 
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-chat-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-chat-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "chat.json")
@@ -176,7 +176,7 @@ import Testing
     @Test func aChatRecordedInProcessReplaysInProcess() async throws {
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-chat-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-chat-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "chat.json")

@@ -11,7 +11,7 @@ import Testing
     @Test func recordsThroughTheTransportThenReplaysWithoutIt() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-openapi-\(UUID().uuidString).json")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-openapi-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         let baseURL = URL(string: upstream.baseURL)!
         let live = LiveURLSessionTransport()

@@ -7,7 +7,7 @@ import Testing
 /// forbids one, a recorded GET's head for a HEAD.
 @Suite("Replay fidelity over real sockets", .serialized)
 struct NegotiationTests {
-    static let home = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-negotiation-home-\(UUID().uuidString)")
+    static let home = TestFiles.folder.appendingPathComponent("tapedeck-negotiation-home-\(UUID().uuidString)")
 
     func replay(_ cassette: String) throws -> (TapedeckProcess, String) {
         let server = try TapedeckProcess(["replay", cassette, "--port", "0"], environment: ["TAPEDECK_HOME": Self.home.path])
@@ -36,7 +36,7 @@ struct NegotiationTests {
 
     @Test("a recorded 304 carrying a body is sent without it, and the kept-alive connection goes on; HEAD gets a recorded GET's head")
     func noBodyWhereHTTPForbidsOne() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-304-\(UUID().uuidString).json")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-304-\(UUID().uuidString).json")
         try CassetteCodec().save(Cassette(interactions: [
             Interaction(request: CassetteRequest(method: "GET", url: "/page", headers: ["If-None-Match": "\"v1\""]),
                         response: CassetteResponse(status: 304, headers: ["ETag": "\"v1\""], body: Body(text: String(repeating: "stale ", count: 4000)))),
@@ -85,7 +85,7 @@ struct ExpectContinueTests {
                                          environment: ["TAPEDECK_HOME": NegotiationTests.home.path])
         defer { _ = server.stop() }
         let port = try server.waitUntilListening()
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-upload-\(UUID().uuidString)")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-upload-\(UUID().uuidString)")
         try Data(repeating: UInt8(ascii: "x"), count: 2 << 20).write(to: file)
         let result = try await Curl.run(["-v", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect: 100-continue",
                                          "--data-binary", "@\(file.path)", "http://127.0.0.1:\(port)/nothing-recorded"])

@@ -10,7 +10,7 @@ import Glibc
 /// clients (curl, Python's urllib), faults seen as the failures they name, run-time stubs and verify.
 @Suite("Stubs over real sockets", .serialized)
 struct StubServerTests {
-    static let home = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-stub-home-\(UUID().uuidString)")
+    static let home = TestFiles.folder.appendingPathComponent("tapedeck-stub-home-\(UUID().uuidString)")
 
     func replay(_ arguments: [String] = []) throws -> (TapedeckProcess, String) {
         let server = try TapedeckProcess(["replay", "--stubs", "cassettes/stubs-example.json", "--port", "0"] + arguments,
@@ -111,7 +111,7 @@ struct StubServerTests {
 
     @Test("a broken stub file stops replay with exit 2, naming the file and the JSON path")
     func brokenStubFile() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-bad-stubs-\(UUID().uuidString).json")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-bad-stubs-\(UUID().uuidString).json")
         try Data(#"{"version": 1, "stubs": [{"request": {"metod": "GET"}, "response": {"status": 200}}]}"#.utf8).write(to: file)
         let server = try TapedeckProcess(["replay", "--stubs", file.path, "--port", "0"], environment: ["TAPEDECK_HOME": Self.home.path])
         #expect(server.waitForExit() == 2)

@@ -13,7 +13,7 @@ public final class EchoUpstream: @unchecked Sendable {
 
     /// Starts the service with `routes`: path -> {"status", "contentType", "body", "requireHeader", "echoHeader"}.
     public init(routes: [String: Any]) throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-routes-\(UUID().uuidString).json")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-routes-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: routes).write(to: file)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", ExampleUpstream.repositoryRoot.appendingPathComponent("scripts/echo_upstream.py").path, file.path]

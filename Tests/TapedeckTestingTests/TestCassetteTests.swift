@@ -8,7 +8,7 @@ import Testing
 /// Opening, recording and checking one test's cassette, with the environment injected.
 @Suite struct TestCassetteTests {
     func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-testing-\(UUID().uuidString)")
+        let url = TestFiles.folder.appendingPathComponent("tapedeck-testing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import Tapedeck
 @_spi(Internals) import TapedeckCore
 
@@ -9,9 +10,9 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// The shipped example cassette.
 let exampleCassette = repositoryRoot.appendingPathComponent("cassettes/example.json")
 
-/// A fresh empty folder under the system temporary folder.
+/// A fresh empty folder in this run's test folder (``TestFiles/folder``), removed when the run ends.
 func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-tests-\(UUID().uuidString)")
+    let url = TestFiles.folder.appendingPathComponent("tapedeck-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -135,7 +135,7 @@ import FoundationNetworking
             return "\(error)".contains("dataDownload")
         }
         #endif
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-\(UUID().uuidString).png")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-\(UUID().uuidString).png")
         defer { try? FileManager.default.removeItem(at: file) }
         let (written, response) = try await session.dataDownload(for: request("/image.png"), to: file)
         #expect(written == file)
@@ -179,7 +179,7 @@ import FoundationNetworking
     @Test func recordingConfigurationRecordsThroughTheLiveNetworkThenReplays() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-\(UUID().uuidString).json")
+        let file = TestFiles.folder.appendingPathComponent("tapedeck-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         let configuration = try URLSessionConfiguration.recording(cassette: file, mode: .all, environment: [:])
         var live = URLRequest(url: URL(string: "\(upstream.baseURL)/plaintext?name=Ada")!)

@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func aFileThatIsNotADescriptorSetIsRefusedSayingHow() throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "tapedeck-proto-\(UUID().uuidString)")
+        let directory = TestFiles.folder.appending(path: "tapedeck-proto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bogus = directory.appending(path: "not.protoset")

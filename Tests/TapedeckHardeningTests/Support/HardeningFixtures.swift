@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import TapedeckCore
 
 /// Paths, temporary folders and switches the hardening tests share.
@@ -22,7 +23,7 @@ enum HardeningFixtures {
 
     /// A fresh temporary folder; remove it with `FileManager.removeItem` when done.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appending(path: "tapedeck-hardening-\(UUID().uuidString)", directoryHint: .isDirectory)
+        let url = TestFiles.folder.appending(path: "tapedeck-hardening-\(UUID().uuidString)", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckTestSupport
 import TapedeckCore
 
 /// Paths and temporary folders the tests share.
@@ -13,9 +14,9 @@ enum Fixtures {
     /// The example cassette decoded, to compare served bytes with.
     static func example() throws -> Cassette { try CassetteCodec().load(exampleCassette) }
 
-    /// A fresh temporary folder, removed by the caller with `cleanUp`.
+    /// A fresh temporary folder in ``TestFiles/folder``, removed by the caller with `cleanUp` (or with the run's folder).
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appending(path: "tapedeck-server-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
+        let url = TestFiles.folder.appending(path: "tapedeck-server-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

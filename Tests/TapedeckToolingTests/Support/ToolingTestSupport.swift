@@ -18,7 +18,7 @@ enum ToolingTestSupport {
 
     /// A fresh temporary folder, unique per call, so tests can run in parallel.
     static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-tooling-\(UUID().uuidString)")
+        let url = TestFiles.folder.appendingPathComponent("tapedeck-tooling-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
