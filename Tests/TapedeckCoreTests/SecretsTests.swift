@@ -47,6 +47,21 @@ struct SecretsTests {
         #expect(secrets.revealing(framed(stored, compressed: true), asGRPCMessages: true) == framed(stored, compressed: true))
     }
 
+    @Test("a gRPC message the client compressed is revealed too, and goes on uncompressed only when it held a placeholder")
+    func revealCompressedGRPCMessages() throws {
+        func gzipped(_ text: String) throws -> GRPCMessage {
+            GRPCMessage(bytes: try ContentCoding.gzip.encode(Data(text.utf8)), compressed: true)
+        }
+        let holding = try gzipped("login <USER_PASS>"), plain = try gzipped("nothing secret")
+        let notGzip = GRPCMessage(bytes: Data("not gzip <API_KEY>".utf8), compressed: true)
+        let wire = GRPCMessage.frame([holding, plain, notGzip])
+
+        let revealed = try #require(GRPCMessage.split(secrets.revealing(wire, asGRPCMessages: true, encoding: "gzip")))
+        #expect(revealed == [GRPCMessage(bytes: Data("login hunter22".utf8), compressed: false), plain, notGzip],
+                "the placeholder's message goes uncompressed; the others byte for byte as they came")
+        #expect(secrets.revealing(wire, asGRPCMessages: true, encoding: "snappy") == wire, "an encoding this server cannot read: as it came")
+    }
+
     @Test("reveal puts the live values back into a request")
     func revealRequest() {
         let stored = CassetteRequest(method: "GET", url: "https://api.example.test/v1?key=<API_KEY>",

@@ -80,15 +80,19 @@ import Testing
     /// value in its answer is kept in the cassette as the placeholder, each message framed again
     /// with its new length. On the code before, the value was replaced across the framing: the
     /// service got a length prefix that lied, and the call failed.
-    @Test func aSecretInsideAMessageIsRevealedToTheServiceAndConcealedInTheCassette() async throws {
-        try await withGreeter(cassette: "secret.json") { upstream, file in
+    /// The same with the client compressing its message (`grpc-encoding: gzip`): on the code
+    /// before, the compressed message went upstream as it came, the placeholder inside it.
+    @Test(arguments: [false, true])
+    func aSecretInsideAMessageIsRevealedToTheServiceAndConcealedInTheCassette(compressed: Bool) async throws {
+        try await withGreeter(cassette: "secret-\(compressed).json") { upstream, file in
             var settings = RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))
             settings.playback.secrets = try Secrets(["TEAM_TOKEN": "tok-live-123456"])
             try await RecordHarness.run(settings: settings) { harness in
                 let script = """
                 import grpc
                 channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
-                print(channel.unary_unary("/demo.Greeter/SayHello")(b"<TEAM_TOKEN>", timeout=\(20 * Deadlines.scale)).decode())
+                compression = grpc.Compression.Gzip if \(compressed ? "True" : "False") else None
+                print(channel.unary_unary("/demo.Greeter/SayHello")(b"<TEAM_TOKEN>", timeout=\(20 * Deadlines.scale), compression=compression).decode())
                 """
                 let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
                 #expect(result.text == "hello:tok-live-123456\n", "the service got the live value: \(result.text) \(result.error)")
@@ -96,6 +100,7 @@ import Testing
             }
             let interaction = try #require(try CassetteCodec().load(file).interactions.first)
             #expect(GRPCMessage.split(interaction.request.body.data)?.map(\.bytes) == [Data("<TEAM_TOKEN>".utf8)])
+            #expect(interaction.request.headers["grpc-encoding"] == (compressed ? "gzip" : nil), "the client compressed its message, or not")
             #expect(GRPCMessage.split(interaction.response.body.data)?.map(\.bytes) == [Data("hello:<TEAM_TOKEN>".utf8)])
             #expect(!(try String(contentsOf: file, encoding: .utf8)).contains("tok-live"), "no live value in the cassette")
         }

@@ -157,9 +157,11 @@ public struct Secrets: Sendable, Hashable {
 
     /// Bytes with every placeholder replaced by its secret's value. `asGRPCMessages`: the bytes are
     /// a gRPC body as it goes on the wire, replaced message by message and framed again with each
-    /// message's new length (one the wire carries compressed is left as it is).
-    public func revealing(_ data: Data, asGRPCMessages: Bool = false) -> Data {
-        isEmpty ? data : replacing(in: data, pairs: revealing, as: asGRPCMessages ? .grpcOnTheWire : .plain)
+    /// message's new length. A message the wire carries compressed with `encoding` (the call's
+    /// `grpc-encoding`) is searched decompressed; when it held a placeholder it goes on uncompressed,
+    /// its flag cleared (gRPC lets any message of a call go so), otherwise as it came.
+    public func revealing(_ data: Data, asGRPCMessages: Bool = false, encoding: String? = nil) -> Data {
+        isEmpty ? data : replacing(in: data, pairs: revealing, as: asGRPCMessages ? .grpcOnTheWire(ContentCoding(header: encoding)) : .plain)
     }
 
     /// The replacement of every secret value by its placeholder in a body read piece by piece (a
@@ -213,20 +215,35 @@ public struct Secrets: Sendable, Hashable {
         case plain
         /// gRPC messages as a cassette holds them: each one's bytes decompressed.
         case grpcHeld
-        /// gRPC messages as the wire carries them: those flagged compressed are compressed.
-        case grpcOnTheWire
+        /// gRPC messages as the wire carries them: those flagged compressed are compressed with
+        /// this coding (nil when the call names none this server reads).
+        case grpcOnTheWire(ContentCoding?)
     }
 
     /// The bytes with every pair replaced. gRPC messages are replaced inside each and framed again
     /// with their new lengths (a placeholder and its value differ in length, so replacing across
-    /// the framing would break it); a message compressed on the wire is left as it is, and bytes
-    /// whose framing does not hold are replaced as they are.
+    /// the framing would break it); bytes whose framing does not hold are replaced as they are.
     private func replacing(in data: Data, pairs: [(String, String)], as layout: Layout) -> Data {
-        guard layout != .plain, var messages = GRPCMessage.split(data) else { return replacing(in: data, pairs: pairs) }
-        for index in messages.indices where layout == .grpcHeld || !messages[index].compressed {
-            messages[index].bytes = replacing(in: messages[index].bytes, pairs: pairs)
+        if case .plain = layout { return replacing(in: data, pairs: pairs) }
+        guard var messages = GRPCMessage.split(data) else { return replacing(in: data, pairs: pairs) }
+        for index in messages.indices {
+            messages[index] = replacing(in: messages[index], pairs: pairs, as: layout)
         }
         return GRPCMessage.frame(messages)
+    }
+
+    /// One gRPC message with every pair replaced inside it. A message compressed on the wire is
+    /// searched decompressed and, when something was replaced, goes on uncompressed; one whose
+    /// coding is not known or whose bytes do not decompress is left as it is.
+    private func replacing(in message: GRPCMessage, pairs: [(String, String)], as layout: Layout) -> GRPCMessage {
+        guard case .grpcOnTheWire(let coding) = layout, message.compressed else {
+            var replaced = message
+            replaced.bytes = replacing(in: message.bytes, pairs: pairs)
+            return replaced
+        }
+        guard let coding, let plain = try? coding.decode(message.bytes) else { return message }
+        let replaced = replacing(in: plain, pairs: pairs)
+        return replaced == plain ? message : GRPCMessage(bytes: replaced, compressed: false)
     }
 
     private func replacing(in text: String, pairs: [(String, String)]) -> String {

@@ -146,9 +146,10 @@ extension IncomingRequest {
         revealed.head.authority = head.authority.map(secrets.revealing)
         revealed.head.headerFields = HTTPFields(head.headerFields.map { HTTPField(name: $0.name, value: secrets.revealing($0.value)) })
         let isGRPC = GRPCCall.isGRPC(contentType: head.headerFields[.contentType])
-        revealed.body = ByteBuffer(bytes: secrets.revealing(Data(body.readableBytesView), asGRPCMessages: isGRPC))
+        let encoding = head.headerFields[.grpcEncoding]
+        revealed.body = ByteBuffer(bytes: secrets.revealing(Data(body.readableBytesView), asGRPCMessages: isGRPC, encoding: encoding))
         // A call forwarded as it arrives (only gRPC calls are) is revealed message by message.
-        revealed.bodyStream = bodyStream.map { isGRPC ? $0.revealingMessages(secrets) : $0 }
+        revealed.bodyStream = bodyStream.map { isGRPC ? $0.revealingMessages(secrets, encoding: encoding) : $0 }
         return revealed
     }
 }

@@ -84,9 +84,10 @@ package final class RequestBodyStream: Sendable {
 
     /// The body of a gRPC call as its upstream gets it: each message, once whole, with the secrets'
     /// placeholders replaced by their values and framed again with its new length
-    /// (``Secrets/revealing(_:asGRPCMessages:)``). A message is handed on only once all of it is
-    /// in, since a placeholder may be cut between two parts; bytes left over at the end go as they are.
-    func revealingMessages(_ secrets: Secrets) -> RequestBodyStream {
+    /// (``Secrets/revealing(_:asGRPCMessages:encoding:)``; `encoding` is the call's `grpc-encoding`).
+    /// A message is handed on only once all of it is in, since a placeholder may be cut between two
+    /// parts; bytes left over at the end go as they are.
+    func revealingMessages(_ secrets: Secrets, encoding: String?) -> RequestBodyStream {
         let revealed = RequestBodyStream(eventLoop: eventLoop)
         var pending = Data()
         read(with: Reader(
@@ -95,7 +96,7 @@ package final class RequestBodyStream: Sendable {
                 var whole = 0
                 while let length = GRPCMessage.framedLength(atStartOf: pending[(pending.startIndex + whole)...]) { whole += length }
                 guard whole > 0 else { return }
-                revealed.append(ByteBuffer(bytes: secrets.revealing(pending.prefix(whole), asGRPCMessages: true)))
+                revealed.append(ByteBuffer(bytes: secrets.revealing(pending.prefix(whole), asGRPCMessages: true, encoding: encoding)))
                 pending = Data(pending.dropFirst(whole))
             },
             end: {

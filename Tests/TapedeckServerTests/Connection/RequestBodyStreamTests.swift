@@ -14,7 +14,7 @@ import Testing
     @Test func eachMessageIsRevealedOnceWholeThoughItsPlaceholderIsCutBetweenParts() throws {
         let loop = EmbeddedEventLoop()
         let received = RequestBodyStream(eventLoop: loop)
-        let revealed = received.revealingMessages(try Secrets(["TEAM_TOKEN": "tok-live-123456"]))
+        let revealed = received.revealingMessages(try Secrets(["TEAM_TOKEN": "tok-live-123456"]), encoding: nil)
         var handedOn: [Data] = []
         var ended = false
         revealed.read(with: .init(part: { handedOn.append(Data($0.readableBytesView)) }, end: { ended = true }, failure: {}))
@@ -33,7 +33,7 @@ import Testing
 
     @Test func aClientThatLeavesFailsTheRevealedBodyToo() throws {
         let received = RequestBodyStream(eventLoop: EmbeddedEventLoop())
-        let revealed = received.revealingMessages(try Secrets(["TEAM_TOKEN": "tok-live-123456"]))
+        let revealed = received.revealingMessages(try Secrets(["TEAM_TOKEN": "tok-live-123456"]), encoding: nil)
         var failed = false
         revealed.read(with: .init(part: { _ in }, end: {}, failure: { failed = true }))
         received.append(ByteBuffer(bytes: framed(["x"]).prefix(3)))
