@@ -161,7 +161,8 @@ public struct Secrets: Sendable, Hashable {
     /// `grpc-encoding`) is searched decompressed; when it held a placeholder it goes on uncompressed,
     /// its flag cleared (gRPC lets any message of a call go so), otherwise as it came.
     public func revealing(_ data: Data, asGRPCMessages: Bool = false, encoding: String? = nil) -> Data {
-        isEmpty ? data : replacing(in: data, pairs: revealing, as: asGRPCMessages ? .grpcOnTheWire(ContentCoding(header: encoding)) : .plain)
+        guard !isEmpty else { return data }
+        return replacing(in: data, pairs: revealing, as: asGRPCMessages ? .grpcOnTheWire(ContentCoding(header: encoding)) : .plain)
     }
 
     /// The replacement of every secret value by its placeholder in a body read piece by piece (a
