@@ -132,6 +132,7 @@ def main():
     parser.add_argument("url")
     parser.add_argument("--page", default="about:blank")
     parser.add_argument("--browser-flag", action="append", default=[], help="one more flag for the browser")
+    parser.add_argument("--load-timeout", type=float, default=10, help="seconds the page may take to load (default 10)")
     parser.add_argument("steps", nargs="*")
     arguments = parser.parse_intermixed_args()
     browser = Browser(arguments.chromium, arguments.browser_flag)
@@ -139,10 +140,13 @@ def main():
         target = browser.command("Target.createTarget", {"url": arguments.page})["targetId"]
         session = browser.command("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         loaded = "document.readyState === 'complete' && location.href !== 'about:blank'"
-        for _ in range(200):
-            if arguments.page == "about:blank" or browser.command(
-                    "Runtime.evaluate", {"expression": loaded, "returnByValue": True}, session)["result"].get("value"):
-                break
+        deadline = time.monotonic() + arguments.load_timeout
+        while arguments.page != "about:blank" and not browser.command(
+                "Runtime.evaluate", {"expression": loaded, "returnByValue": True}, session)["result"].get("value"):
+            if time.monotonic() > deadline:
+                # Evaluated now, the conversation would be cut off by the page's load.
+                print("the page %s did not load within %g s" % (arguments.page, arguments.load_timeout), file=sys.stderr)
+                sys.exit(1)
             time.sleep(0.05)
         expression = "%s(%s, %s)" % (CONVERSATION, json.dumps(arguments.url), json.dumps(arguments.steps))
         result = browser.command("Runtime.evaluate", {"expression": expression, "awaitPromise": True,

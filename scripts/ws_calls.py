@@ -34,7 +34,7 @@ async def run(arguments):
         context = ssl.create_default_context(cafile=arguments.cafile)
     compression = None if arguments.no_compression else "deflate"
     async with websockets.connect(arguments.url, proxy=arguments.proxy, ssl=context, max_size=None,
-                                  compression=compression) as connection:
+                                  compression=compression, open_timeout=arguments.open_timeout) as connection:
         if arguments.show_extensions:
             print("extensions %s" % connection.response.headers.get("Sec-WebSocket-Extensions", "none"), flush=True)
         try:
@@ -71,5 +71,6 @@ parser.add_argument("--proxy", default=None)
 parser.add_argument("--cafile")
 parser.add_argument("--show-extensions", action="store_true")
 parser.add_argument("--no-compression", action="store_true")
+parser.add_argument("--open-timeout", type=float, default=10, help="seconds the opening handshake may take (default 10)")
 parser.add_argument("steps", nargs="*")
 asyncio.run(run(parser.parse_intermixed_args()))

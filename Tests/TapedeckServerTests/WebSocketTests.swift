@@ -17,7 +17,7 @@ import Testing
     private func talk(_ url: String, _ steps: [String], proxy: String? = nil, cafile: URL? = nil,
                       showExtensions: Bool = false) async throws -> String {
         let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
-        var arguments = ["python3", script, url] + (showExtensions ? ["--show-extensions"] : [])
+        var arguments = ["python3", script, url, "--open-timeout", "\(10 * Deadlines.scale)"] + (showExtensions ? ["--show-extensions"] : [])
         if let proxy { arguments += ["--proxy", proxy] }
         if let cafile { arguments += ["--cafile", cafile.path] }
         let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: arguments + steps)
