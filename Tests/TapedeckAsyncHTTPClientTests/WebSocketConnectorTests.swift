@@ -25,8 +25,7 @@ import Testing
 
     /// What `scripts/ws_calls.py` prints of a conversation with `url`.
     private static func python(_ url: String, _ steps: [String]) throws -> String {
-        let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
-        let result = try ChildProcess.run(URL(filePath: "/usr/bin/env"), ["python3", script, url] + steps)
+        let result = try ChildProcess.run(URL(filePath: "/usr/bin/env"), WebSocketCalls.arguments(url, steps: steps))
         #expect(result.status == 0, "\(result.output)")
         return result.output
     }

@@ -68,6 +68,25 @@ import Testing
         }
     }
 
+    /// A gRPC call refused over the body limit while its client is still sending gets its whole
+    /// answer, trailers with `END_STREAM`, and then `RST_STREAM` with `NO_ERROR` (RFC 9113 section
+    /// 8.1: stop sending, no error). A plain close would reset it with `CANCEL`, which a client
+    /// may act on before the trailers it already holds (grpcio then reported `CANCELLED`).
+    @Test func aCallRefusedWhileItsClientSendsIsResetWithNoErrorAfterItsTrailers() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 100 }) { harness in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            let grpc = [("content-type", "application/grpc"), ("te", "trailers")]
+            // Headers and 200 bytes of body, the stream left open: the client has more to send.
+            socket.send(HTTP2Frames.greeting
+                + HTTP2Frames.frame(type: 0x01, flags: 0x04, stream: 1, HTTP2Frames.requestBlock(path: "/demo.Greeter/SayHello", extra: grpc))
+                + HTTP2Frames.frame(type: 0x00, flags: 0, stream: 1, Data(repeating: 0, count: 200)))
+            let answer = await socket.read { data in HTTP2Frames.frames(in: data).contains { $0.type == 0x03 } }
+            let frames = HTTP2Frames.frames(in: answer.data).filter { $0.stream == 1 }
+            #expect(frames.map(\.type) == [0x01, 0x01, 0x03], "head, trailers, RST_STREAM: \(frames)")
+            #expect(frames.last?.code == 0x00, "RST_STREAM with NO_ERROR, not CANCEL (0x08): \(frames)")
+        }
+    }
+
     @Test func gRPCMessagesWhoseLengthPrefixLiesGetInternal() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

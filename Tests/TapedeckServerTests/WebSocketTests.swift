@@ -16,11 +16,11 @@ import Testing
     /// What `scripts/ws_calls.py` prints.
     private func talk(_ url: String, _ steps: [String], proxy: String? = nil, cafile: URL? = nil,
                       showExtensions: Bool = false) async throws -> String {
-        let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
-        var arguments = ["python3", script, url, "--open-timeout", "\(10 * Deadlines.scale)"] + (showExtensions ? ["--show-extensions"] : [])
-        if let proxy { arguments += ["--proxy", proxy] }
-        if let cafile { arguments += ["--cafile", cafile.path] }
-        let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: arguments + steps)
+        var options = showExtensions ? ["--show-extensions"] : []
+        if let proxy { options += ["--proxy", proxy] }
+        if let cafile { options += ["--cafile", cafile.path] }
+        let result = try await Subprocess.run(executable: "/usr/bin/env",
+                                              arguments: WebSocketCalls.arguments(url, options: options, steps: steps))
         #expect(result.status == 0, "\(result.text) \(result.error)")
         return result.text
     }
@@ -118,9 +118,8 @@ import Testing
         }
         // A client that offers nothing gets plain frames, from the same recording.
         try await ReplayHarness.run(files: [file]) { harness in
-            let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
-            let plain = try await Subprocess.run(executable: "/usr/bin/env", arguments: [
-                "python3", script, webSocketURL(harness.base, "/z"), "--show-extensions", "--no-compression"] + steps)
+            let plain = try await Subprocess.run(executable: "/usr/bin/env", arguments: WebSocketCalls.arguments(
+                webSocketURL(harness.base, "/z"), options: ["--show-extensions", "--no-compression"], steps: steps))
             #expect(plain.text.hasPrefix("extensions none\n"), "\(plain.text) \(plain.error)")
             #expect(plain.text.contains("text echo \(long)\n"))
         }
@@ -347,9 +346,8 @@ import Testing
     }
 
     private func talk(_ base: String, _ steps: [String]) async throws -> String {
-        let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/ws_calls.py").path
         let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/chat"
-        return try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", script, url] + steps).text
+        return try await Subprocess.run(executable: "/usr/bin/env", arguments: WebSocketCalls.arguments(url, steps: steps)).text
     }
 
     /// Each bad frame (masked, but for the unmasked one) and the close code it earns.

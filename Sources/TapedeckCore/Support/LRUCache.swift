@@ -29,23 +29,22 @@ package struct LRUCache<Key: Hashable, Value> {
     /// counts grow with its cassette, so every request would have copied them all.
     package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         mutating get {
-            clock &+= 1
-            if let entry = entries[key] {
-                entries[key] = (entry.value, clock)
-                return entry.value
-            }
-            let value = defaultValue()
-            insert(value, for: key)
-            return value
+            use(key, default: defaultValue)
+            return entries[key]!.value
         }
         _modify {
-            clock &+= 1
-            if entries[key] == nil {
-                insert(defaultValue(), for: key)
-            } else {
-                entries[key]!.used = clock
-            }
+            use(key, default: defaultValue)
             yield &entries[key]!.value
+        }
+    }
+
+    /// Counts a use of `key`, storing `defaultValue()` first when there is none.
+    private mutating func use(_ key: Key, default defaultValue: () -> Value) {
+        clock &+= 1
+        if entries[key] == nil {
+            insert(defaultValue(), for: key)
+        } else {
+            entries[key]!.used = clock
         }
     }
 

@@ -215,6 +215,13 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .close:
             let closing = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
             closing.cascade(to: promise)
+            if machine.isHTTP2Stream {
+                // An HTTP/2 stream closes early only when its answer did not wait for the whole request
+                // (a call over the limit). Closed plainly, SwiftNIO would reset it with CANCEL, which a
+                // client may act on before the trailers it already has; NO_ERROR after the complete
+                // answer asks it to stop sending without error (RFC 9113, section 8.1).
+                context.pipeline.resetHTTP2Stream(.noError)
+            }
             let channel = context.channel
             closing.whenComplete { _ in channel.close(promise: nil) }
         }

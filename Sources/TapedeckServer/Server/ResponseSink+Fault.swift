@@ -53,10 +53,7 @@ extension ResponseSink {
         let isStream = context.value.pipeline.isHTTP2Stream
         switch fault {
         case .rstStream where isStream:
-            // Written below the HTTP/2-to-HTTP/1 translation, as the frame it is.
-            if let codec = try? stream.pipeline.syncOperations.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self) {
-                codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.internalError)), promise: nil)
-            }
+            stream.pipeline.resetHTTP2Stream(.internalError)
             stream.close(promise: nil)
         case .goaway where isStream:
             guard let connection = stream.parent else { return }
@@ -94,5 +91,12 @@ extension ChannelPipeline {
     /// Whether this is the pipeline of an HTTP/2 stream (served through SwiftNIO's HTTP/1 translation).
     var isHTTP2Stream: Bool {
         (try? syncOperations.handler(type: HTTP2FramePayloadToHTTP1ServerCodec.self)) != nil
+    }
+
+    /// Writes and flushes an `RST_STREAM` with `code` on this HTTP/2 stream, below the HTTP/2-to-HTTP/1
+    /// translation, as the frame it is; nothing on a pipeline that is not a stream's.
+    func resetHTTP2Stream(_ code: NIOHTTP2.HTTP2ErrorCode) {
+        guard let codec = try? syncOperations.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self) else { return }
+        codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(code)), promise: nil)
     }
 }
