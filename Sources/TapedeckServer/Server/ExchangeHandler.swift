@@ -216,9 +216,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let closing = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
             closing.cascade(to: promise)
             if machine.isHTTP2Stream {
-                // An HTTP/2 stream closes early only when its answer did not wait for the whole request
-                // (a call over the limit). Closed plainly, SwiftNIO would reset it with CANCEL, which a
-                // client may act on before the trailers it already has; NO_ERROR after the complete
+                // An HTTP/2 stream closes here only when it was answered before its request ended (a
+                // refusal, a call over the limit). Closed plainly, SwiftNIO would reset it with CANCEL,
+                // which a client may act on before the answer it already has; NO_ERROR after the complete
                 // answer asks it to stop sending without error (RFC 9113, section 8.1).
                 context.pipeline.resetHTTP2Stream(.noError)
             }
