@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(name: "Tapedeck", path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
@@ -41,13 +42,14 @@ let package = Package(
             ],
             path: "GRPCBenchmark"
         ),
-        // The baseline of the server benchmark: SwiftNIO answering one fixed response.
+        // The baseline of the server benchmarks: SwiftNIO answering one fixed response, over HTTP/1.1 or HTTP/2.
         .executableTarget(
             name: "BareServer",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             path: "BareServer"
         ),

@@ -2,7 +2,10 @@
 # HTTP/2 replay benchmark (the "HTTP/2 and gRPC" issue), 127.0.0.1 only, all in one run:
 #   (a) nginx serving a fixed response over HTTP/2 (h2c, prior knowledge), under h2load;
 #   (b) `tapedeck replay` of a 1,000-interaction cassette over HTTP/2 (prior knowledge), under h2load;
-#   (c) the same server over HTTP/1.1, under wrk.
+#   (c) the same server over HTTP/1.1, under wrk;
+#   (d) and (e) a bare SwiftNIO server (Benchmarks/BareServer) answering one fixed response over
+#       HTTP/2 (h2load) and over HTTP/1.1 (wrk): what swift-nio-http2 itself costs per request
+#       against SwiftNIO's HTTP/1.1, the floor under goal (b)/(c).
 # h2load opens 10 connections with 10 streams each in flight (100 streams); wrk keeps 100
 # keep-alive connections, so both have 100 requests in flight. The servers are measured in ROUNDS
 # alternating rounds, each starting one further along, and compared by their medians.
@@ -20,7 +23,9 @@ done
 
 echo "building the release binary..." >&2
 swift build -c release --product tapedeck >&2
+swift build -c release --package-path Benchmarks --product bare-server >&2
 BIN="$(swift build -c release --show-bin-path)"
+BENCH_BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 
 source scripts/bench/workspace.sh
 chmod 755 "$WORK"   # nginx's worker (nobody) reads the body from here
@@ -32,6 +37,17 @@ REPLAY_PORT="$(python3 scripts/bench/free_port.py)"
 PIDS+=($!)
 for _ in $(seq 1 200); do grep -q "listening on" "$WORK/replay.out" 2>/dev/null && break; sleep 0.05; done
 curl -sS -o "$WORK/item.json" "http://127.0.0.1:$REPLAY_PORT/items/500"
+
+# bare NAME [--http2]: a bare SwiftNIO server on a free port; sets its port in NAME_PORT.
+bare() {
+  local port; port="$(python3 scripts/bench/free_port.py)"
+  "$BENCH_BIN/bare-server" --port "$port" "${@:2}" >"$WORK/$1.out" 2>"$WORK/$1.err" &
+  PIDS+=($!)
+  for _ in $(seq 1 200); do grep -q "listening on" "$WORK/$1.out" 2>/dev/null && break; sleep 0.05; done
+  printf -v "${1^^}_PORT" '%s' "$port"
+}
+bare bareh2 --http2
+bare bareh1
 
 NGINX_PORT="$(python3 scripts/bench/free_port.py)"
 mkdir -p "$WORK/nginx"
@@ -51,27 +67,34 @@ h1() { wrk -t2 -c100 -d"$DURATION"s "$1" | awk '/Requests\/sec/ {print $2}'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-NAMES=(nginx h2 h1)
+NAMES=(nginx h2 h1 bareh2 bareh1)
 measure() {
   case "$1" in
     nginx) h2 "http://127.0.0.1:$NGINX_PORT/items/500" ;;
     h2) h2 "http://127.0.0.1:$REPLAY_PORT/items/500" ;;
     h1) h1 "http://127.0.0.1:$REPLAY_PORT/items/500" ;;
+    bareh2) h2 "http://127.0.0.1:$BAREH2_PORT/items/500" ;;
+    bareh1) h1 "http://127.0.0.1:$BAREH1_PORT/items/500" ;;
   esac
 }
-echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1 =="
+echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1, bare SwiftNIO h2 and HTTP/1.1 =="
 declare -A RESULTS
 for round in $(seq 1 "$ROUNDS"); do
-  for step in 0 1 2; do
-    name="${NAMES[$(( (round - 1 + step) % 3 ))]}"
+  for step in "${!NAMES[@]}"; do
+    name="${NAMES[$(( (round - 1 + step) % ${#NAMES[@]} ))]}"
     RESULTS[$name.$round]="$(measure "$name")"
   done
   echo "  round $round: nginx h2 ${RESULTS[nginx.$round]} req/s, tapedeck h2 ${RESULTS[h2.$round]}, tapedeck HTTP/1.1 ${RESULTS[h1.$round]};" \
-       "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")"
+       "bare h2 ${RESULTS[bareh2.$round]}, bare HTTP/1.1 ${RESULTS[bareh1.$round]};" \
+       "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")," \
+       "bare h2/HTTP/1.1 $(ratio "${RESULTS[bareh2.$round]}" "${RESULTS[bareh1.$round]}")"
 done
 median_of() { local round; for round in $(seq 1 "$ROUNDS"); do echo "${RESULTS[$1.$round]}"; done | median; }
 declare -A MEDIAN
 for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of "$name")"; done
-echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}"
+echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}," \
+     "bare h2 ${MEDIAN[bareh2]}, bare HTTP/1.1 ${MEDIAN[bareh1]}"
 echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
 echo "tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${MEDIAN[h2]}" "${MEDIAN[h1]}") (goal >= 1.0)"
+echo "bare SwiftNIO h2 / bare SwiftNIO HTTP/1.1: $(ratio "${MEDIAN[bareh2]}" "${MEDIAN[bareh1]}") (the libraries' own ratio)"
+echo "tapedeck h2 / bare h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[bareh2]}"), tapedeck HTTP/1.1 / bare HTTP/1.1: $(ratio "${MEDIAN[h1]}" "${MEDIAN[bareh1]}")"

@@ -1,10 +1,14 @@
-// The benchmark baseline: a bare SwiftNIO HTTP/1.1 server answering one fixed JSON response,
-// with the same pipeline assistance as Tapedeck's server and nothing else.
+// The benchmark baseline: a bare SwiftNIO server answering one fixed JSON response, with the same
+// pipeline assistance as Tapedeck's server and nothing else. Over HTTP/1.1 by default; with
+// `--http2`, over HTTP/2 with prior knowledge (h2c), each stream translated to HTTP/1 parts by
+// SwiftNIO's codec as Tapedeck's streams are: the floor of what an HTTP/2 request costs over
+// swift-nio-http2, against which Tapedeck's HTTP/2 replay is read (scripts/bench-h2.sh).
 #if canImport(Glibc)
 import Glibc
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 
 /// Answers every request with the same small JSON body.
@@ -40,13 +44,15 @@ final class FixedResponseHandler: ChannelInboundHandler {
 
 var host = "127.0.0.1"
 var port = 8081
+var http2 = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--host": host = arguments.next() ?? host
     case "--port": port = arguments.next().flatMap(Int.init) ?? port
+    case "--http2": http2 = true
     default:
-        print("usage: bare-server [--host 127.0.0.1] [--port 8081]")
+        print("usage: bare-server [--host 127.0.0.1] [--port 8081] [--http2]")
         exit(2)
     }
 }
@@ -56,14 +62,23 @@ let channel = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-    .childChannelInitializer { channel in
+    .childChannelInitializer { [http2] channel in
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-            try channel.pipeline.syncOperations.addHandler(FixedResponseHandler())
+            let operations = channel.pipeline.syncOperations
+            guard http2 else {
+                try operations.configureHTTPServerPipeline(withErrorHandling: true)
+                return try operations.addHandler(FixedResponseHandler())
+            }
+            _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(),
+                                                      streamConfiguration: .init()) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), FixedResponseHandler()])
+                }
+            }
         }
     }
     .bind(host: host, port: port)
     .wait()
-let line = "bare server listening on http://\(host):\(channel.localAddress?.port ?? port)\n"
+let line = "bare server listening on \(http2 ? "h2c" : "http")://\(host):\(channel.localAddress?.port ?? port)\n"
 _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
 try channel.closeFuture.wait()

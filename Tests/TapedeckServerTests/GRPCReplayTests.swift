@@ -118,7 +118,7 @@ import Testing
             let script = """
             import grpc
             channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
-            stream = channel.unary_stream("/demo.Greeter/SayHellos")(bytes.fromhex("0a03416461"), timeout=\(10 * Deadlines.scale))
+            stream = channel.unary_stream("/demo.Greeter/SayHellos")(bytes.fromhex("0a03416461"), timeout=\(Deadlines.clientCall))
             print(" ".join(message.hex() for message in stream), stream.code().name)
             """
             let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
@@ -185,7 +185,7 @@ import Testing
             let script = """
             import grpc
             channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
-            print(channel.unary_unary("/demo.Greeter/Squeeze")(b"", timeout=\(10 * Deadlines.scale)).decode())
+            print(channel.unary_unary("/demo.Greeter/Squeeze")(b"", timeout=\(Deadlines.clientCall)).decode())
             """
             let heard = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
             #expect(heard.text == String(repeating: "squeeze ", count: 40) + "\n", "\(heard.text) \(heard.error)")

@@ -26,7 +26,7 @@ import Testing
             import grpc
             channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
             for method in ["SayHello", "Denied", "Reset", "Gone", "SayHello"]:
-                call = channel.unary_stream("/demo.Greeter/" + method)(b"x", timeout=\(10 * Deadlines.scale))
+                call = channel.unary_stream("/demo.Greeter/" + method)(b"x", timeout=\(Deadlines.clientCall))
                 try:
                     messages = " ".join(message.decode() for message in call)
                     print(method, messages, call.code().name, dict(call.trailing_metadata()).get("x-stub"))
@@ -55,11 +55,11 @@ import Testing
             import grpc
             channel = grpc.insecure_channel("127.0.0.1:\(harness.server.port)")
             try:
-                channel.stream_unary("/demo.Greeter/SayHello")(iter([b"x" * 60] * 3), timeout=\(10 * Deadlines.scale))
+                channel.stream_unary("/demo.Greeter/SayHello")(iter([b"x" * 60] * 3), timeout=\(Deadlines.clientCall))
                 print("answered")
             except grpc.RpcError as error:
                 print(error.code().name, error.details())
-            call = channel.unary_stream("/demo.Greeter/SayHello")(b"x", timeout=\(10 * Deadlines.scale))
+            call = channel.unary_stream("/demo.Greeter/SayHello")(b"x", timeout=\(Deadlines.clientCall))
             print(" ".join(message.decode() for message in call), call.code().name)
             """
             let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])

@@ -327,7 +327,7 @@ struct InspectorTests {
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
             let script = """
             import grpc
-            print(grpc.insecure_channel("127.0.0.1:\(harness.server.port)").unary_unary("/demo.Greeter/SayHello")(bytes.fromhex("0a03416461"), timeout=\(10 * Deadlines.scale)).hex())
+            print(grpc.insecure_channel("127.0.0.1:\(harness.server.port)").unary_unary("/demo.Greeter/SayHello")(bytes.fromhex("0a03416461"), timeout=\(Deadlines.clientCall)).hex())
             """
             _ = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", script])
             let list = try JSONDecoder().decode(ExchangeList.self, from: try await Curl.run([harness.base + "/__tapedeck/exchanges"]).output)

@@ -20,7 +20,7 @@ struct NegotiationTests {
         defer { _ = server.stop() }
         let urllib = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", """
             import urllib.request
-            response = urllib.request.urlopen("\(base)/gzip-json", timeout=\(10 * Deadlines.scale))
+            response = urllib.request.urlopen("\(base)/gzip-json", timeout=\(Deadlines.clientCall))
             body = response.read()
             print(response.headers.get("Content-Encoding"), response.headers.get("Content-Length") == str(len(body)), body[:1].decode())
             """]).text
@@ -87,6 +87,7 @@ struct ExpectContinueTests {
         let port = try server.waitUntilListening()
         let file = TestFiles.folder.appendingPathComponent("tapedeck-upload-\(UUID().uuidString)")
         try Data(repeating: UInt8(ascii: "x"), count: 2 << 20).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         let result = try await Curl.run(["-v", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect: 100-continue",
                                          "--data-binary", "@\(file.path)", "http://127.0.0.1:\(port)/nothing-recorded"])
         #expect(result.error.contains("HTTP/1.1 100 Continue"))

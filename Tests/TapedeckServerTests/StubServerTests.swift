@@ -71,7 +71,7 @@ struct StubServerTests {
             import urllib.request, http.client
             for path in ["flaky", "empty", "truncate", "malformed"]:
                 try:
-                    urllib.request.urlopen("\(base)/" + path, timeout=\(10 * Deadlines.scale)).read()
+                    urllib.request.urlopen("\(base)/" + path, timeout=\(Deadlines.clientCall)).read()
                     print(path, "ok")
                 except Exception as error:
                     print(path, type(error).__name__)

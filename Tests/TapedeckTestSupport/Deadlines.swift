@@ -7,4 +7,7 @@ public enum Deadlines {
     /// How many times longer a bound may be: 3 under a sanitizer (`TAPEDECK_SANITIZER`, set by
     /// scripts/sanitizers.sh), which slows everything several times and starts every suite at once.
     public static let scale = ProcessInfo.processInfo.environment["TAPEDECK_SANITIZER"] == nil ? 1 : 3
+
+    /// The seconds a client the tests start (curl, Python, Chromium) may take for one call: 10, scaled.
+    public static let clientCall = 10 * scale
 }

@@ -59,7 +59,7 @@ enum Chromium {
         let result = try await Subprocess.run(
             executable: "/usr/bin/env",
             arguments: ["timeout", "--kill-after=5", "\(90 * Deadlines.scale)", "python3", script, path, url,
-                        "--load-timeout", "\(10 * Deadlines.scale)"] + (page.map { ["--page", $0] } ?? [])
+                        "--load-timeout", "\(Deadlines.clientCall)"] + (page.map { ["--page", $0] } ?? [])
                 + (flags + more).map { "--browser-flag=\($0)" } + steps)
         guard result.status == 0 else {
             throw FixtureError(message: "chromium_ws.py exited with \(result.status): \(result.error.suffix(2000))")
