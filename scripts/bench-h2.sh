@@ -9,6 +9,9 @@
 # h2load opens 10 connections with 10 streams each in flight (100 streams); wrk keeps 100
 # keep-alive connections, so both have 100 requests in flight. The servers are measured in ROUNDS
 # alternating rounds, each starting one further along, and compared by their medians.
+# Each run also reads the server's CPU time (user and system, from /proc) before and after, so
+# every figure comes with the server's CPU microseconds per request: the cost the goals name,
+# which throughput on two cores shared with the load generators only partly shows.
 # Goals: (b)/(a) >= 0.5, and (b)/(c) >= 1 (HTTP/2 no more costly per request than HTTP/1.1).
 # Needs h2load (nghttp2-client), wrk and nginx.
 # Usage: scripts/bench-h2.sh [DURATION_SECONDS] [ROUNDS]   (defaults 10 and 3)
@@ -34,17 +37,19 @@ python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
 # The body tapedeck answers for /items/500, which nginx then serves too.
 REPLAY_PORT="$(python3 scripts/bench/free_port.py)"
 "$BIN/tapedeck" replay "$WORK/c1k.json" --port "$REPLAY_PORT" >"$WORK/replay.out" 2>"$WORK/replay.err" &
+REPLAY_PID=$!
 PIDS+=($!)
 for _ in $(seq 1 200); do grep -q "listening on" "$WORK/replay.out" 2>/dev/null && break; sleep 0.05; done
 curl -sS -o "$WORK/item.json" "http://127.0.0.1:$REPLAY_PORT/items/500"
 
-# bare NAME [--http2]: a bare SwiftNIO server on a free port; sets its port in NAME_PORT.
+# bare NAME [--http2]: a bare SwiftNIO server on a free port; sets NAME_PORT and NAME_PID.
 bare() {
   local port; port="$(python3 scripts/bench/free_port.py)"
   "$BENCH_BIN/bare-server" --port "$port" "${@:2}" >"$WORK/$1.out" 2>"$WORK/$1.err" &
   PIDS+=($!)
   for _ in $(seq 1 200); do grep -q "listening on" "$WORK/$1.out" 2>/dev/null && break; sleep 0.05; done
   printf -v "${1^^}_PORT" '%s' "$port"
+  printf -v "${1^^}_PID" '%s' "$!"
 }
 bare bareh2 --http2
 bare bareh1
@@ -61,40 +66,59 @@ CONF
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
 PIDS+=($!)
 sleep 0.5
+NGINX_PID="$(pgrep -P "$!" | head -1)"   # its one worker, which answers
 
 h2() { h2load -c 10 -m 10 -t 2 -D "$DURATION" "$1" 2>/dev/null | sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p'; }
 h1() { wrk -t2 -c100 -d"$DURATION"s "$1" | awk '/Requests\/sec/ {print $2}'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 NAMES=(nginx h2 h1 bareh2 bareh1)
+# measure NAME: one run against that server; prints its requests a second and the server's CPU
+# microseconds per request.
 measure() {
+  local pid rate before
   case "$1" in
-    nginx) h2 "http://127.0.0.1:$NGINX_PORT/items/500" ;;
-    h2) h2 "http://127.0.0.1:$REPLAY_PORT/items/500" ;;
-    h1) h1 "http://127.0.0.1:$REPLAY_PORT/items/500" ;;
-    bareh2) h2 "http://127.0.0.1:$BAREH2_PORT/items/500" ;;
-    bareh1) h1 "http://127.0.0.1:$BAREH1_PORT/items/500" ;;
+    nginx) pid=$NGINX_PID ;; h2 | h1) pid=$REPLAY_PID ;; bareh2) pid=$BAREH2_PID ;; bareh1) pid=$BAREH1_PID ;;
   esac
+  before="$(cpu_ticks "$pid")"
+  case "$1" in
+    nginx) rate="$(h2 "http://127.0.0.1:$NGINX_PORT/items/500")" ;;
+    h2) rate="$(h2 "http://127.0.0.1:$REPLAY_PORT/items/500")" ;;
+    h1) rate="$(h1 "http://127.0.0.1:$REPLAY_PORT/items/500")" ;;
+    bareh2) rate="$(h2 "http://127.0.0.1:$BAREH2_PORT/items/500")" ;;
+    bareh1) rate="$(h1 "http://127.0.0.1:$BAREH1_PORT/items/500")" ;;
+  esac
+  awk -v rate="$rate" -v before="$before" -v after="$(cpu_ticks "$pid")" -v seconds="$DURATION" -v tick="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%s %.1f", rate, (after - before) / tick * 1e6 / (rate * seconds) }'
 }
 echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1, bare SwiftNIO h2 and HTTP/1.1 =="
-declare -A RESULTS
+declare -A RESULTS CPU
 for round in $(seq 1 "$ROUNDS"); do
   for step in "${!NAMES[@]}"; do
     name="${NAMES[$(( (round - 1 + step) % ${#NAMES[@]} ))]}"
-    RESULTS[$name.$round]="$(measure "$name")"
+    read -r "RESULTS[$name.$round]" "CPU[$name.$round]" <<<"$(measure "$name")"
   done
   echo "  round $round: nginx h2 ${RESULTS[nginx.$round]} req/s, tapedeck h2 ${RESULTS[h2.$round]}, tapedeck HTTP/1.1 ${RESULTS[h1.$round]};" \
        "bare h2 ${RESULTS[bareh2.$round]}, bare HTTP/1.1 ${RESULTS[bareh1.$round]};" \
        "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")," \
        "bare h2/HTTP/1.1 $(ratio "${RESULTS[bareh2.$round]}" "${RESULTS[bareh1.$round]}")"
+  echo "    server CPU µs per request: nginx h2 ${CPU[nginx.$round]}, tapedeck h2 ${CPU[h2.$round]}, tapedeck HTTP/1.1 ${CPU[h1.$round]}," \
+       "bare h2 ${CPU[bareh2.$round]}, bare HTTP/1.1 ${CPU[bareh1.$round]}"
 done
 median_of() { local round; for round in $(seq 1 "$ROUNDS"); do echo "${RESULTS[$1.$round]}"; done | median; }
-declare -A MEDIAN
-for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of "$name")"; done
+cpu_median_of() { local round; for round in $(seq 1 "$ROUNDS"); do echo "${CPU[$1.$round]}"; done | median; }
+declare -A MEDIAN CPU_MEDIAN
+for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of "$name")"; CPU_MEDIAN[$name]="$(cpu_median_of "$name")"; done
 echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}," \
      "bare h2 ${MEDIAN[bareh2]}, bare HTTP/1.1 ${MEDIAN[bareh1]}"
 echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
 echo "tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${MEDIAN[h2]}" "${MEDIAN[h1]}") (goal >= 1.0)"
 echo "bare SwiftNIO h2 / bare SwiftNIO HTTP/1.1: $(ratio "${MEDIAN[bareh2]}" "${MEDIAN[bareh1]}") (the libraries' own ratio)"
 echo "tapedeck h2 / bare h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[bareh2]}"), tapedeck HTTP/1.1 / bare HTTP/1.1: $(ratio "${MEDIAN[h1]}" "${MEDIAN[bareh1]}")"
+echo "server CPU µs per request, medians: nginx h2 ${CPU_MEDIAN[nginx]}, tapedeck h2 ${CPU_MEDIAN[h2]}, tapedeck HTTP/1.1 ${CPU_MEDIAN[h1]}," \
+     "bare h2 ${CPU_MEDIAN[bareh2]}, bare HTTP/1.1 ${CPU_MEDIAN[bareh1]}"
+echo "CPU per request, tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[h2]}" "${CPU_MEDIAN[h1]}") (goal <= 1.0);" \
+     "bare h2 / bare HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[bareh1]}"); bare h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[h1]}")"
