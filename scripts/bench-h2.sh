@@ -79,18 +79,16 @@ NAMES=(nginx h2 h1 bareh2 bareh1)
 # measure NAME: one run against that server; prints its requests a second and the server's CPU
 # microseconds per request.
 measure() {
-  local pid rate before
+  local pid port load rate before
   case "$1" in
-    nginx) pid=$NGINX_PID ;; h2 | h1) pid=$REPLAY_PID ;; bareh2) pid=$BAREH2_PID ;; bareh1) pid=$BAREH1_PID ;;
+    nginx) pid=$NGINX_PID port=$NGINX_PORT load=h2 ;;
+    h2) pid=$REPLAY_PID port=$REPLAY_PORT load=h2 ;;
+    h1) pid=$REPLAY_PID port=$REPLAY_PORT load=h1 ;;
+    bareh2) pid=$BAREH2_PID port=$BAREH2_PORT load=h2 ;;
+    bareh1) pid=$BAREH1_PID port=$BAREH1_PORT load=h1 ;;
   esac
   before="$(cpu_ticks "$pid")"
-  case "$1" in
-    nginx) rate="$(h2 "http://127.0.0.1:$NGINX_PORT/items/500")" ;;
-    h2) rate="$(h2 "http://127.0.0.1:$REPLAY_PORT/items/500")" ;;
-    h1) rate="$(h1 "http://127.0.0.1:$REPLAY_PORT/items/500")" ;;
-    bareh2) rate="$(h2 "http://127.0.0.1:$BAREH2_PORT/items/500")" ;;
-    bareh1) rate="$(h1 "http://127.0.0.1:$BAREH1_PORT/items/500")" ;;
-  esac
+  rate="$("$load" "http://127.0.0.1:$port/items/500")"
   awk -v rate="$rate" -v before="$before" -v after="$(cpu_ticks "$pid")" -v seconds="$DURATION" -v tick="$(getconf CLK_TCK)" \
     'BEGIN { printf "%s %.1f", rate, (after - before) / tick * 1e6 / (rate * seconds) }'
 }
