@@ -106,10 +106,10 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "    server CPU µs per request: nginx h2 ${CPU[nginx.$round]}, tapedeck h2 ${CPU[h2.$round]}, tapedeck HTTP/1.1 ${CPU[h1.$round]}," \
        "bare h2 ${CPU[bareh2.$round]}, bare HTTP/1.1 ${CPU[bareh1.$round]}"
 done
-median_of() { local round; for round in $(seq 1 "$ROUNDS"); do echo "${RESULTS[$1.$round]}"; done | median; }
-cpu_median_of() { local round; for round in $(seq 1 "$ROUNDS"); do echo "${CPU[$1.$round]}"; done | median; }
+# median_of TABLE NAME: the median over the rounds of NAME's figures in TABLE (RESULTS or CPU).
+median_of() { local -n table="$1"; local round; for round in $(seq 1 "$ROUNDS"); do echo "${table[$2.$round]}"; done | median; }
 declare -A MEDIAN CPU_MEDIAN
-for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of "$name")"; CPU_MEDIAN[$name]="$(cpu_median_of "$name")"; done
+for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of RESULTS "$name")"; CPU_MEDIAN[$name]="$(median_of CPU "$name")"; done
 echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}," \
      "bare h2 ${MEDIAN[bareh2]}, bare HTTP/1.1 ${MEDIAN[bareh1]}"
 echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
