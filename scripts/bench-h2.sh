@@ -5,7 +5,10 @@
 #   (c) the same server over HTTP/1.1, under wrk;
 #   (d) and (e) a bare SwiftNIO server (Benchmarks/BareServer) answering one fixed response over
 #       HTTP/2 (h2load) and over HTTP/1.1 (wrk): what swift-nio-http2 itself costs per request
-#       against SwiftNIO's HTTP/1.1, the floor under goal (b)/(c).
+#       against SwiftNIO's HTTP/1.1, the floor under goal (b)/(c);
+#   (f) the bare server over HTTP/2 with no stream channels (--http2-frames: one handler on the
+#       connection answers each stream by its ID, as nginx does): what serving streams without
+#       SwiftNIO's per-stream channels would cost.
 # h2load opens 10 connections with 10 streams each in flight (100 streams); wrk keeps 100
 # keep-alive connections, so both have 100 requests in flight. The servers are measured in ROUNDS
 # alternating rounds, each starting one further along, and compared by their medians.
@@ -35,24 +38,13 @@ chmod 755 "$WORK"   # nginx's worker (nobody) reads the body from here
 python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
 
 # The body tapedeck answers for /items/500, which nginx then serves too.
-REPLAY_PORT="$(python3 scripts/bench/free_port.py)"
-"$BIN/tapedeck" replay "$WORK/c1k.json" --port "$REPLAY_PORT" >"$WORK/replay.out" 2>"$WORK/replay.err" &
-REPLAY_PID=$!
-PIDS+=($!)
-for _ in $(seq 1 200); do grep -q "listening on" "$WORK/replay.out" 2>/dev/null && break; sleep 0.05; done
+start replay "$BIN/tapedeck" replay "$WORK/c1k.json"; REPLAY_PID=$PID REPLAY_PORT=$PORT
 curl -sS -o "$WORK/item.json" "http://127.0.0.1:$REPLAY_PORT/items/500"
 
-# bare NAME [--http2]: a bare SwiftNIO server on a free port; sets NAME_PORT and NAME_PID.
-bare() {
-  local port; port="$(python3 scripts/bench/free_port.py)"
-  "$BENCH_BIN/bare-server" --port "$port" "${@:2}" >"$WORK/$1.out" 2>"$WORK/$1.err" &
-  PIDS+=($!)
-  for _ in $(seq 1 200); do grep -q "listening on" "$WORK/$1.out" 2>/dev/null && break; sleep 0.05; done
-  printf -v "${1^^}_PORT" '%s' "$port"
-  printf -v "${1^^}_PID" '%s' "$!"
-}
-bare bareh2 --http2
-bare bareh1
+# Bare SwiftNIO servers answering one fixed response, over HTTP/2 and over HTTP/1.1.
+start bareh2 "$BENCH_BIN/bare-server" --http2; BAREH2_PID=$PID BAREH2_PORT=$PORT
+start bareh1 "$BENCH_BIN/bare-server"; BAREH1_PID=$PID BAREH1_PORT=$PORT
+start frames "$BENCH_BIN/bare-server" --http2-frames; FRAMES_PID=$PID FRAMES_PORT=$PORT
 
 NGINX_PORT="$(python3 scripts/bench/free_port.py)"
 mkdir -p "$WORK/nginx"
@@ -75,7 +67,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-NAMES=(nginx h2 h1 bareh2 bareh1)
+NAMES=(nginx h2 h1 bareh2 bareh1 frames)
 # measure NAME: one run against that server; prints its requests a second and the server's CPU
 # microseconds per request.
 measure() {
@@ -86,13 +78,14 @@ measure() {
     h1) pid=$REPLAY_PID port=$REPLAY_PORT load=h1 ;;
     bareh2) pid=$BAREH2_PID port=$BAREH2_PORT load=h2 ;;
     bareh1) pid=$BAREH1_PID port=$BAREH1_PORT load=h1 ;;
+    frames) pid=$FRAMES_PID port=$FRAMES_PORT load=h2 ;;
   esac
   before="$(cpu_ticks "$pid")"
   rate="$("$load" "http://127.0.0.1:$port/items/500")"
   awk -v rate="$rate" -v before="$before" -v after="$(cpu_ticks "$pid")" -v seconds="$DURATION" -v tick="$(getconf CLK_TCK)" \
     'BEGIN { printf "%s %.1f", rate, (after - before) / tick * 1e6 / (rate * seconds) }'
 }
-echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1, bare SwiftNIO h2 and HTTP/1.1 =="
+echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1, bare SwiftNIO h2 and HTTP/1.1, bare h2 without stream channels =="
 declare -A RESULTS CPU
 for round in $(seq 1 "$ROUNDS"); do
   for step in "${!NAMES[@]}"; do
@@ -100,23 +93,24 @@ for round in $(seq 1 "$ROUNDS"); do
     read -r "RESULTS[$name.$round]" "CPU[$name.$round]" <<<"$(measure "$name")"
   done
   echo "  round $round: nginx h2 ${RESULTS[nginx.$round]} req/s, tapedeck h2 ${RESULTS[h2.$round]}, tapedeck HTTP/1.1 ${RESULTS[h1.$round]};" \
-       "bare h2 ${RESULTS[bareh2.$round]}, bare HTTP/1.1 ${RESULTS[bareh1.$round]};" \
+       "bare h2 ${RESULTS[bareh2.$round]}, bare HTTP/1.1 ${RESULTS[bareh1.$round]}, bare h2 without stream channels ${RESULTS[frames.$round]};" \
        "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")," \
        "bare h2/HTTP/1.1 $(ratio "${RESULTS[bareh2.$round]}" "${RESULTS[bareh1.$round]}")"
   echo "    server CPU µs per request: nginx h2 ${CPU[nginx.$round]}, tapedeck h2 ${CPU[h2.$round]}, tapedeck HTTP/1.1 ${CPU[h1.$round]}," \
-       "bare h2 ${CPU[bareh2.$round]}, bare HTTP/1.1 ${CPU[bareh1.$round]}"
+       "bare h2 ${CPU[bareh2.$round]}, bare HTTP/1.1 ${CPU[bareh1.$round]}, bare h2 without stream channels ${CPU[frames.$round]}"
 done
 # median_of TABLE NAME: the median over the rounds of NAME's figures in TABLE (RESULTS or CPU).
 median_of() { local -n table="$1"; local round; for round in $(seq 1 "$ROUNDS"); do echo "${table[$2.$round]}"; done | median; }
 declare -A MEDIAN CPU_MEDIAN
 for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of RESULTS "$name")"; CPU_MEDIAN[$name]="$(median_of CPU "$name")"; done
 echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}," \
-     "bare h2 ${MEDIAN[bareh2]}, bare HTTP/1.1 ${MEDIAN[bareh1]}"
+     "bare h2 ${MEDIAN[bareh2]}, bare HTTP/1.1 ${MEDIAN[bareh1]}, bare h2 without stream channels ${MEDIAN[frames]}"
 echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
 echo "tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${MEDIAN[h2]}" "${MEDIAN[h1]}") (goal >= 1.0)"
 echo "bare SwiftNIO h2 / bare SwiftNIO HTTP/1.1: $(ratio "${MEDIAN[bareh2]}" "${MEDIAN[bareh1]}") (the libraries' own ratio)"
 echo "tapedeck h2 / bare h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[bareh2]}"), tapedeck HTTP/1.1 / bare HTTP/1.1: $(ratio "${MEDIAN[h1]}" "${MEDIAN[bareh1]}")"
 echo "server CPU µs per request, medians: nginx h2 ${CPU_MEDIAN[nginx]}, tapedeck h2 ${CPU_MEDIAN[h2]}, tapedeck HTTP/1.1 ${CPU_MEDIAN[h1]}," \
-     "bare h2 ${CPU_MEDIAN[bareh2]}, bare HTTP/1.1 ${CPU_MEDIAN[bareh1]}"
+     "bare h2 ${CPU_MEDIAN[bareh2]}, bare HTTP/1.1 ${CPU_MEDIAN[bareh1]}, bare h2 without stream channels ${CPU_MEDIAN[frames]}"
 echo "CPU per request, tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[h2]}" "${CPU_MEDIAN[h1]}") (goal <= 1.0);" \
-     "bare h2 / bare HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[bareh1]}"); bare h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[h1]}")"
+     "bare h2 / bare HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[bareh1]}"); bare h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[h1]}");" \
+     "bare h2 without stream channels / bare h2: $(ratio "${CPU_MEDIAN[frames]}" "${CPU_MEDIAN[bareh2]}")"

@@ -35,21 +35,6 @@ source scripts/bench/workspace.sh
 python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
 python3 scripts/bench/make_cassette.py 100000 "$WORK/c100k.json"
 
-# start NAME COMMAND...: runs a server on a free port, waits for its listening line; sets PORT and PID.
-start() {
-  local name="$1"; shift
-  PORT="$(python3 scripts/bench/free_port.py)"
-  "$@" --port "$PORT" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-  PID=$!
-  PIDS+=("$PID")
-  for _ in $(seq 1 200); do
-    grep -q "listening on" "$WORK/$name.out" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  echo "$name did not start: $(cat "$WORK/$name.err")" >&2
-  exit 1
-}
-
 stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
 # load NAME URL CONNECTIONS SECONDS: runs wrk and keeps its output in $WORK/NAME.wrk

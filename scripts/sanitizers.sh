@@ -24,6 +24,12 @@ export TAPEDECK_SANITIZER=1
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/scripts/tsan-suppressions.txt ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="halt_on_error=1 detect_leaks=0 ${ASAN_OPTIONS:-}"
 
+# run_tests SANITIZER SCRATCH: the tests of the sanitized build, logged to $WORK/SANITIZER-test.log.
+# The servers' own subprocess tests need the sanitized tapedeck binary too: it is in the same scratch folder.
+run_tests() {
+  timeout --kill-after=30 3600 swift test --skip-build --sanitize="$1" --scratch-path "$2" "${FILTER[@]}" >"$WORK/$1-test.log" 2>&1
+}
+
 run() {
   local sanitizer="$1" scratch="$2"
   local start=$(date +%s)
@@ -34,9 +40,7 @@ run() {
   fi
   local built=$(date +%s)
   echo "== $sanitizer sanitizer: testing" >&2
-  # The servers' own subprocess tests need the sanitized tapedeck binary too: it is in the same scratch folder.
-  timeout --kill-after=30 3600 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "${FILTER[@]}" \
-    >"$WORK/$sanitizer-test.log" 2>&1
+  run_tests "$sanitizer" "$scratch"
   local status=$?
   # The thread sanitizer's runtime can fail its own check when a signal reaches a thread that is
   # exiting ("CHECK failed: ... thr->slot", google/sanitizers#1541, open; the tests' many
@@ -46,8 +50,7 @@ run() {
      && ! grep -qE "WARNING: ThreadSanitizer|✘" "$WORK/$sanitizer-test.log"; then
     mv "$WORK/$sanitizer-test.log" "$WORK/$sanitizer-test-runtime-failure.log"
     echo "$sanitizer: the sanitizer's runtime failed its own check, with no report (google/sanitizers#1541); running once more" >&2
-    timeout --kill-after=30 3600 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "${FILTER[@]}" \
-      >"$WORK/$sanitizer-test.log" 2>&1
+    run_tests "$sanitizer" "$scratch"
     status=$?
   fi
   local done=$(date +%s)

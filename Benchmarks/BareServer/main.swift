@@ -2,12 +2,16 @@
 // pipeline assistance as Tapedeck's server and nothing else. Over HTTP/1.1 by default; with
 // `--http2`, over HTTP/2 with prior knowledge (h2c), each stream translated to HTTP/1 parts by
 // SwiftNIO's codec as Tapedeck's streams are: the floor of what an HTTP/2 request costs over
-// swift-nio-http2, against which Tapedeck's HTTP/2 replay is read (scripts/bench-h2.sh).
+// swift-nio-http2, against which Tapedeck's HTTP/2 replay is read (scripts/bench-h2.sh). With
+// `--http2-frames`, over HTTP/2 with no stream channels at all: one handler on the connection
+// answers each stream's HEADERS frame by its stream ID, as nginx serves streams. What a server
+// built that way could save against the stream channels every SwiftNIO HTTP/2 server uses.
 #if canImport(Glibc)
 import Glibc
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 
@@ -42,17 +46,48 @@ final class FixedResponseHandler: ChannelInboundHandler {
     }
 }
 
+/// Answers every HTTP/2 request on the connection itself, by stream ID: no stream channels.
+final class FixedFrameResponder: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private static let body = ByteBuffer(string: #"{"id":42,"name":"tapedeck","tags":["replay","benchmark"],"active":true}"#)
+    private static let head = HPACKHeaders([
+        (":status", "200"), ("content-type", "application/json"), ("content-length", String(body.readableBytes)),
+    ])
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .headers(let headers) where headers.endStream: answer(frame.streamID, context: context)
+        case .data(let data) where data.endStream: answer(frame.streamID, context: context)
+        default: break
+        }
+    }
+
+    private func answer(_ stream: HTTP2StreamID, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: Self.head)))), promise: nil)
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .data(.init(data: .byteBuffer(Self.body), endStream: true)))), promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+    }
+}
+
 var host = "127.0.0.1"
 var port = 8081
 var http2 = false
+var http2Frames = false
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--host": host = arguments.next() ?? host
     case "--port": port = arguments.next().flatMap(Int.init) ?? port
     case "--http2": http2 = true
+    case "--http2-frames": http2Frames = true
     default:
-        print("usage: bare-server [--host 127.0.0.1] [--port 8081] [--http2]")
+        print("usage: bare-server [--host 127.0.0.1] [--port 8081] [--http2 | --http2-frames]")
         exit(2)
     }
 }
@@ -62,9 +97,12 @@ let channel = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-    .childChannelInitializer { [http2] channel in
+    .childChannelInitializer { [http2, http2Frames] channel in
         channel.eventLoop.makeCompletedFuture {
             let operations = channel.pipeline.syncOperations
+            if http2Frames {
+                return try operations.addHandlers([NIOHTTP2Handler(mode: .server), FixedFrameResponder()])
+            }
             guard http2 else {
                 try operations.configureHTTPServerPipeline(withErrorHandling: true)
                 return try operations.addHandler(FixedResponseHandler())
@@ -79,6 +117,6 @@ let channel = try ServerBootstrap(group: group)
     }
     .bind(host: host, port: port)
     .wait()
-let line = "bare server listening on \(http2 ? "h2c" : "http")://\(host):\(channel.localAddress?.port ?? port)\n"
+let line = "bare server listening on \(http2 || http2Frames ? "h2c" : "http")://\(host):\(channel.localAddress?.port ?? port)\n"
 _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
 try channel.closeFuture.wait()

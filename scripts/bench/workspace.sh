@@ -1,7 +1,23 @@
 # Sourced by the benchmark scripts: a work folder in $WORK, removed on exit, and every process
-# whose pid is added to PIDS stopped then; Tapedeck's home (its CA) lives in the folder.
+# whose pid is added to PIDS stopped then; Tapedeck's home (its CA) lives in the folder; and
+# `start`, which runs a server on a free port.
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 export TAPEDECK_HOME="$WORK/home"
+
+# start NAME COMMAND...: runs a server on a free port, waits for its listening line; sets PORT and PID.
+start() {
+  local name="$1"; shift
+  PORT="$(python3 scripts/bench/free_port.py)"
+  "$@" --port "$PORT" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  PID=$!
+  PIDS+=("$PID")
+  for _ in $(seq 1 200); do
+    grep -q "listening on" "$WORK/$name.out" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "$name did not start: $(cat "$WORK/$name.err")" >&2
+  exit 1
+}
