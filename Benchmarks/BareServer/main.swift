@@ -47,6 +47,8 @@ final class FixedResponseHandler: ChannelInboundHandler {
 }
 
 /// Answers every HTTP/2 request on the connection itself, by stream ID: no stream channels.
+/// A baseline for GETs: it sends no WINDOW_UPDATE (stream channels do that), so an upload past
+/// the 64 KiB initial window would stall.
 final class FixedFrameResponder: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
