@@ -37,14 +37,23 @@ source scripts/bench/workspace.sh
 chmod 755 "$WORK"   # nginx's worker (nobody) reads the body from here
 python3 scripts/bench/make_cassette.py 1000 "$WORK/c1k.json"
 
+# The measured servers, in the order they are printed: NAMES, and for each its LABEL, the PID
+# whose CPU time is read, its PORT and its LOAD (h2: h2load; h1: wrk).
+NAMES=()
+declare -A LABEL SERVER_PID SERVER_PORT LOAD
+# measured NAME LABEL LOAD: the server just started (PID, PORT) is measured as NAME.
+measured() { NAMES+=("$1"); LABEL[$1]="$2"; LOAD[$1]="$3"; SERVER_PID[$1]="$PID"; SERVER_PORT[$1]="$PORT"; }
+
 # The body tapedeck answers for /items/500, which nginx then serves too.
-start replay "$BIN/tapedeck" replay "$WORK/c1k.json"; REPLAY_PID=$PID REPLAY_PORT=$PORT
-curl -sS -o "$WORK/item.json" "http://127.0.0.1:$REPLAY_PORT/items/500"
+start replay "$BIN/tapedeck" replay "$WORK/c1k.json"
+curl -sS -o "$WORK/item.json" "http://127.0.0.1:$PORT/items/500"
+measured h2 "tapedeck h2" h2
+measured h1 "tapedeck HTTP/1.1" h1
 
 # Bare SwiftNIO servers answering one fixed response, over HTTP/2 and over HTTP/1.1.
-start bareh2 "$BENCH_BIN/bare-server" --http2; BAREH2_PID=$PID BAREH2_PORT=$PORT
-start bareh1 "$BENCH_BIN/bare-server"; BAREH1_PID=$PID BAREH1_PORT=$PORT
-start frames "$BENCH_BIN/bare-server" --http2-frames; FRAMES_PID=$PID FRAMES_PORT=$PORT
+start bareh2 "$BENCH_BIN/bare-server" --http2; measured bareh2 "bare h2" h2
+start bareh1 "$BENCH_BIN/bare-server"; measured bareh1 "bare HTTP/1.1" h1
+start frames "$BENCH_BIN/bare-server" --http2-frames; measured frames "bare h2 without stream channels" h2
 
 NGINX_PORT="$(python3 scripts/bench/free_port.py)"
 mkdir -p "$WORK/nginx"
@@ -58,7 +67,8 @@ CONF
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" &
 PIDS+=($!)
 sleep 0.5
-NGINX_PID="$(pgrep -P "$!" | head -1)"   # its one worker, which answers
+PID="$(pgrep -P "$!" | head -1)" PORT="$NGINX_PORT"   # its one worker, which answers
+measured nginx "nginx h2" h2
 
 h2() { h2load -c 10 -m 10 -t 2 -D "$DURATION" "$1" 2>/dev/null | sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p'; }
 h1() { wrk -t2 -c100 -d"$DURATION"s "$1" | awk '/Requests\/sec/ {print $2}'; }
@@ -67,50 +77,39 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-NAMES=(nginx h2 h1 bareh2 bareh1 frames)
 # measure NAME: one run against that server; prints its requests a second and the server's CPU
 # microseconds per request.
 measure() {
-  local pid port load rate before
-  case "$1" in
-    nginx) pid=$NGINX_PID port=$NGINX_PORT load=h2 ;;
-    h2) pid=$REPLAY_PID port=$REPLAY_PORT load=h2 ;;
-    h1) pid=$REPLAY_PID port=$REPLAY_PORT load=h1 ;;
-    bareh2) pid=$BAREH2_PID port=$BAREH2_PORT load=h2 ;;
-    bareh1) pid=$BAREH1_PID port=$BAREH1_PORT load=h1 ;;
-    frames) pid=$FRAMES_PID port=$FRAMES_PORT load=h2 ;;
-  esac
+  local pid="${SERVER_PID[$1]}" rate before
   before="$(cpu_ticks "$pid")"
-  rate="$("$load" "http://127.0.0.1:$port/items/500")"
+  rate="$("${LOAD[$1]}" "http://127.0.0.1:${SERVER_PORT[$1]}/items/500")"
   awk -v rate="$rate" -v before="$before" -v after="$(cpu_ticks "$pid")" -v seconds="$DURATION" -v tick="$(getconf CLK_TCK)" \
     'BEGIN { printf "%s %.1f", rate, (after - before) / tick * 1e6 / (rate * seconds) }'
 }
-echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of nginx h2, tapedeck h2, tapedeck HTTP/1.1, bare SwiftNIO h2 and HTTP/1.1, bare h2 without stream channels =="
+# each TABLE [SUFFIX]: every server's label and its figure in TABLE (key NAME followed by SUFFIX), in one line.
+each() { local -n table="$1"; local name line=""; for name in "${NAMES[@]}"; do line+="${line:+, }${LABEL[$name]} ${table[$name${2:-}]}"; done; echo "$line"; }
+echo "== 100 requests in flight, ${DURATION}s each; ${ROUNDS} rounds of: $(IFS=,; echo "${NAMES[*]}") =="
 declare -A RESULTS CPU
 for round in $(seq 1 "$ROUNDS"); do
   for step in "${!NAMES[@]}"; do
     name="${NAMES[$(( (round - 1 + step) % ${#NAMES[@]} ))]}"
     read -r "RESULTS[$name.$round]" "CPU[$name.$round]" <<<"$(measure "$name")"
   done
-  echo "  round $round: nginx h2 ${RESULTS[nginx.$round]} req/s, tapedeck h2 ${RESULTS[h2.$round]}, tapedeck HTTP/1.1 ${RESULTS[h1.$round]};" \
-       "bare h2 ${RESULTS[bareh2.$round]}, bare HTTP/1.1 ${RESULTS[bareh1.$round]}, bare h2 without stream channels ${RESULTS[frames.$round]};" \
+  echo "  round $round, req/s: $(each RESULTS ".$round");" \
        "h2/nginx $(ratio "${RESULTS[h2.$round]}" "${RESULTS[nginx.$round]}"), h2/HTTP/1.1 $(ratio "${RESULTS[h2.$round]}" "${RESULTS[h1.$round]}")," \
        "bare h2/HTTP/1.1 $(ratio "${RESULTS[bareh2.$round]}" "${RESULTS[bareh1.$round]}")"
-  echo "    server CPU µs per request: nginx h2 ${CPU[nginx.$round]}, tapedeck h2 ${CPU[h2.$round]}, tapedeck HTTP/1.1 ${CPU[h1.$round]}," \
-       "bare h2 ${CPU[bareh2.$round]}, bare HTTP/1.1 ${CPU[bareh1.$round]}, bare h2 without stream channels ${CPU[frames.$round]}"
+  echo "    server CPU µs per request: $(each CPU ".$round")"
 done
 # median_of TABLE NAME: the median over the rounds of NAME's figures in TABLE (RESULTS or CPU).
 median_of() { local -n table="$1"; local round; for round in $(seq 1 "$ROUNDS"); do echo "${table[$2.$round]}"; done | median; }
 declare -A MEDIAN CPU_MEDIAN
 for name in "${NAMES[@]}"; do MEDIAN[$name]="$(median_of RESULTS "$name")"; CPU_MEDIAN[$name]="$(median_of CPU "$name")"; done
-echo "medians: nginx h2 ${MEDIAN[nginx]} req/s, tapedeck h2 ${MEDIAN[h2]}, tapedeck HTTP/1.1 ${MEDIAN[h1]}," \
-     "bare h2 ${MEDIAN[bareh2]}, bare HTTP/1.1 ${MEDIAN[bareh1]}, bare h2 without stream channels ${MEDIAN[frames]}"
+echo "medians, req/s: $(each MEDIAN)"
 echo "tapedeck h2 / nginx h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[nginx]}") (goal >= 0.5)"
 echo "tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${MEDIAN[h2]}" "${MEDIAN[h1]}") (goal >= 1.0)"
 echo "bare SwiftNIO h2 / bare SwiftNIO HTTP/1.1: $(ratio "${MEDIAN[bareh2]}" "${MEDIAN[bareh1]}") (the libraries' own ratio)"
 echo "tapedeck h2 / bare h2: $(ratio "${MEDIAN[h2]}" "${MEDIAN[bareh2]}"), tapedeck HTTP/1.1 / bare HTTP/1.1: $(ratio "${MEDIAN[h1]}" "${MEDIAN[bareh1]}")"
-echo "server CPU µs per request, medians: nginx h2 ${CPU_MEDIAN[nginx]}, tapedeck h2 ${CPU_MEDIAN[h2]}, tapedeck HTTP/1.1 ${CPU_MEDIAN[h1]}," \
-     "bare h2 ${CPU_MEDIAN[bareh2]}, bare HTTP/1.1 ${CPU_MEDIAN[bareh1]}, bare h2 without stream channels ${CPU_MEDIAN[frames]}"
+echo "server CPU µs per request, medians: $(each CPU_MEDIAN)"
 echo "CPU per request, tapedeck h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[h2]}" "${CPU_MEDIAN[h1]}") (goal <= 1.0);" \
      "bare h2 / bare HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[bareh1]}"); bare h2 / tapedeck HTTP/1.1: $(ratio "${CPU_MEDIAN[bareh2]}" "${CPU_MEDIAN[h1]}");" \
      "bare h2 without stream channels / bare h2: $(ratio "${CPU_MEDIAN[frames]}" "${CPU_MEDIAN[bareh2]}")"

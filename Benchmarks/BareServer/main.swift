@@ -79,15 +79,16 @@ final class FixedFrameResponder: ChannelInboundHandler {
 
 var host = "127.0.0.1"
 var port = 8081
-var http2 = false
-var http2Frames = false
+/// What the server speaks: HTTP/1.1, HTTP/2 through stream channels, or HTTP/2 on the connection.
+enum Serving { case http1, http2, http2Frames }
+var serving = Serving.http1
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--host": host = arguments.next() ?? host
     case "--port": port = arguments.next().flatMap(Int.init) ?? port
-    case "--http2": http2 = true
-    case "--http2-frames": http2Frames = true
+    case "--http2": serving = .http2
+    case "--http2-frames": serving = .http2Frames
     default:
         print("usage: bare-server [--host 127.0.0.1] [--port 8081] [--http2 | --http2-frames]")
         exit(2)
@@ -99,26 +100,27 @@ let channel = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-    .childChannelInitializer { [http2, http2Frames] channel in
+    .childChannelInitializer { [serving] channel in
         channel.eventLoop.makeCompletedFuture {
             let operations = channel.pipeline.syncOperations
-            if http2Frames {
-                return try operations.addHandlers([NIOHTTP2Handler(mode: .server), FixedFrameResponder()])
-            }
-            guard http2 else {
+            switch serving {
+            case .http1:
                 try operations.configureHTTPServerPipeline(withErrorHandling: true)
-                return try operations.addHandler(FixedResponseHandler())
-            }
-            _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(),
-                                                      streamConfiguration: .init()) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), FixedResponseHandler()])
+                try operations.addHandler(FixedResponseHandler())
+            case .http2:
+                _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(),
+                                                          streamConfiguration: .init()) { stream in
+                    stream.eventLoop.makeCompletedFuture {
+                        try stream.pipeline.syncOperations.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), FixedResponseHandler()])
+                    }
                 }
+            case .http2Frames:
+                try operations.addHandlers([NIOHTTP2Handler(mode: .server), FixedFrameResponder()])
             }
         }
     }
     .bind(host: host, port: port)
     .wait()
-let line = "bare server listening on \(http2 || http2Frames ? "h2c" : "http")://\(host):\(channel.localAddress?.port ?? port)\n"
+let line = "bare server listening on \(serving == .http1 ? "http" : "h2c")://\(host):\(channel.localAddress?.port ?? port)\n"
 _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
 try channel.closeFuture.wait()
