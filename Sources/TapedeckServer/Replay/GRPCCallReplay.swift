@@ -101,12 +101,7 @@ private final class GRPCCallPlayer {
     private func handOver() {
         handedOver = true
         let (request, sink, whole) = (request, sink, whole)
-        request.bodyStream?.collect { body in
-            var complete = request
-            complete.body = body
-            complete.bodyStream = nil
-            whole(complete, sink)
-        }
+        request.bodyStream?.collect { body in whole(request.whole(body), sink) }
     }
 
     private func perform(_ actions: [GRPCConversation.Action]) {

@@ -21,33 +21,32 @@ package struct FrontDoor: Responder {
     /// HTTP/2 stream) goes to the mode at once when the mode can decide it so; otherwise it is
     /// answered as a complete request once its body is in.
     package func respond(to request: IncomingRequest, sink: ResponseSink) {
-        if let stream = request.bodyStream {
-            if !request.isAdmin, let decision = mode.decideStreaming(request, control: ControlHeaders(request.head.headerFields)) {
-                return carryOut(decision, for: request, sink: sink)
-            }
-            return stream.collect { body in
-                var whole = request
-                whole.body = body
-                whole.bodyStream = nil
-                respond(to: whole, sink: sink)
-            }
-        }
         if request.isAdmin {
-            mode.admin.respond(to: request, sink: sink)
-            return
+            guard let stream = request.bodyStream else { return mode.admin.respond(to: request, sink: sink) }
+            return stream.collect { body in mode.admin.respond(to: request.whole(body), sink: sink) }
+        }
+        respond(to: request, control: ControlHeaders(request.head.headerFields), sink: sink)
+    }
+
+    /// Answers a request for the mode, its control headers read once.
+    private func respond(to request: IncomingRequest, control: ControlHeaders, sink: ResponseSink) {
+        if let stream = request.bodyStream {
+            if let decision = mode.decideStreaming(request, control: control) {
+                return carryOut(decision, for: request, control: control, sink: sink)
+            }
+            return stream.collect { body in respond(to: request.whole(body), control: control, sink: sink) }
         }
         if GRPCCall.isGRPC(contentType: request.head.headerFields[.contentType]),
            let problem = GRPCMessage.framingProblem(Data(request.body.readableBytesView)) {
             sink.send(GRPCErrorAnswer.malformed, trailers: GRPCErrorAnswer.malformedTrailers(problem))
             return
         }
-        let control = ControlHeaders(request.head.headerFields)
         guard mode.mayDecideSlowly else {
-            return carryOut(mode.decide(request, control: control), for: request, sink: sink)
+            return carryOut(mode.decide(request, control: control), for: request, control: control, sink: sink)
         }
         // The sink writes on its connection's event loop from any thread.
         DispatchQueue.global().async { [self] in
-            carryOut(mode.decide(request, control: control), for: request, sink: sink)
+            carryOut(mode.decide(request, control: control), for: request, control: control, sink: sink)
         }
     }
 
@@ -63,7 +62,8 @@ package struct FrontDoor: Responder {
     }
 
     /// Carries out a decision, which it consumes: its payload moves on instead of being copied.
-    private func carryOut(_ decision: consuming Decision, for request: IncomingRequest, sink: ResponseSink) {
+    /// `control` goes with a call played as its messages come, should it be answered whole after all.
+    private func carryOut(_ decision: consuming Decision, for request: IncomingRequest, control: ControlHeaders, sink: ResponseSink) {
         switch consume decision {
         case .play(let playback, let prepared, let played, let session):
             mode.answers.serve(playback, prepared: prepared, for: played, session: session, to: request, sink: sink)
@@ -75,7 +75,7 @@ package struct FrontDoor: Responder {
             forwarding.forwarder.forward(forwarding.request, as: forwarding.cassetteRequest, target: forwarding.target,
                                          sink: sink, spooling: forwarding.spooling, finished: forwarding.finished)
         case .converse(let replay):
-            replay.run(request, sink: sink) { whole, sink in respond(to: whole, sink: sink) }
+            replay.run(request, sink: sink) { whole, sink in respond(to: whole, control: control, sink: sink) }
         case .webSocket(let recording):
             sink.recordWebSocket(recording, request: request)
         case .tunnel(let tunnel):

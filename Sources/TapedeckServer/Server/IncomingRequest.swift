@@ -139,6 +139,14 @@ extension IncomingRequest {
         self.arrival = arrival
     }
 
+    /// The request with `body`, the whole of what its ``bodyStream`` brought.
+    func whole(_ body: ByteBuffer) -> IncomingRequest {
+        var whole = self
+        whole.body = body
+        whole.bodyStream = nil
+        return whole
+    }
+
     /// The request with every secret's placeholder replaced by its value: what an upstream receives.
     func revealing(_ secrets: Secrets) -> IncomingRequest {
         var revealed = self
