@@ -75,8 +75,6 @@ h1() { wrk -t2 -c100 -d"$DURATION"s "$1" | awk '/Requests\/sec/ {print $2}'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 # measure NAME: one run against that server; prints its requests a second and the server's CPU
 # microseconds per request.
 measure() {

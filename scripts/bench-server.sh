@@ -7,7 +7,9 @@
 #       which separates the cost of forwarding from the cost of recording,
 #   (e) `tapedeck replay --no-admin` on the 1,000 cassette: the server without the inspector's list,
 #   (f) with BASELINE=/path/to/tapedeck, another build's replay (1,000) and record, for a change's cost,
-# all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a).
+# all in one run; prints req/s, latency percentiles, peak RSS and ratios to (a), and each server's
+# CPU time per request (user and system, read from /proc around each load): what a change costs,
+# less blurred than req/s by the load generator sharing the machine's cores.
 # On a small shared machine one measurement of (a) varies by 10 % or more from run to run, so
 # every server is measured in ROUNDS alternating rounds, each starting one server further along,
 # and compared by its median; each round's own ratios are printed too.
@@ -59,6 +61,19 @@ report() { # NAME LABEL PID BASE_RPS
   echo
 }
 
+# measured NAME ROUND: loads that server in that round, and keeps its CPU microseconds per request in $WORK/NAME.ROUND.cpu.
+measured() {
+  local pid before
+  pid="$(pid_of "$1")"
+  before="$(cpu_ticks "$pid")"
+  load "$1.$2" "http://127.0.0.1:$(port_of "$1")/items/500" "$CONNECTIONS" "$DURATION"
+  awk -v before="$before" -v after="$(cpu_ticks "$pid")" -v tick="$(getconf CLK_TCK)" \
+    '/requests in/ { printf "%.1f", (after - before) / tick * 1e6 / $1 }' "$WORK/$1.$2.wrk" >"$WORK/$1.$2.cpu"
+}
+cpu() { cat "$WORK/$1.cpu"; }
+# median_cpu NAME: the median over the rounds of that server's CPU microseconds per request.
+median_cpu() { for round in $(seq 1 "$ROUNDS"); do cpu "$1.$round"; echo; done | median; }
+
 echo "== ${CONNECTIONS} keep-alive connections, ${DURATION}s each, wrk -t${THREADS}; ${ROUNDS} rounds of bare, replay, record, forward, replay --no-admin${BASELINE:+, baseline replay and record} =="
 
 start bare "$BENCH_BIN/bare-server"; BARE_PID=$PID; BARE_PORT=$PORT
@@ -81,6 +96,7 @@ if [ -n "${BASELINE:-}" ]; then
   MEASURED+=(basereplay baserecord)
 fi
 port_of() { local var="${1^^}_PORT"; echo "${!var}"; }
+pid_of() { local var="${1^^}_PID"; echo "${!var}"; }
 # Every server is measured once per round, in turn, so a slow spell of the machine falls on all of them alike.
 # Each round starts one place further along the list: a server measured right after a recording run
 # (whose cassette the kernel is still writing out) is a different one each round, not always the same.
@@ -90,13 +106,15 @@ for round in $(seq 1 "$ROUNDS"); do
   count=${#MEASURED[@]}
   for step in $(seq 0 $((count - 1))); do
     name="${MEASURED[$(( (round - 1 + step) % count ))]}"
-    load "$name.$round" "http://127.0.0.1:$(port_of "$name")/items/500" "$CONNECTIONS" "$DURATION"
+    measured "$name" "$round"
     sync
   done
   for name in "${MEASURED[@]}"; do
     [ "$name" = bare ] || line="$line $name $(ratio "$(rps "$name.$round")" "$(rps "bare.$round")"),"
   done
   echo "  round $round (from ${MEASURED[$(( (round - 1) % count ))]}): bare $(rps "bare.$round") req/s;${line%,}"
+  line=""; for name in "${MEASURED[@]}"; do line="$line $name $(cpu "$name.$round"),"; done
+  echo "    server CPU µs per request:${line%,}"
 done
 # The round whose throughput is the median stands for each server.
 median_round() { for round in $(seq 1 "$ROUNDS"); do echo "$(rps "$1.$round") $round"; done | sort -n | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2) { print $2 }'; }
@@ -116,6 +134,18 @@ if [ -n "${BASELINE:-}" ]; then
   report "basereplay.$(median_round basereplay)" "baseline replay, 1k (median)" "$(rss_mb "$BASEREPLAY_PID")" "$BARE_RPS"
   report "baserecord.$(median_round baserecord)" "baseline record --target (median)" "$(rss_mb "$BASERECORD_PID")" "$BARE_RPS"
   stop "$BASEREPLAY_PID"; stop "$BASERECORD_PID"
+fi
+line=""; for name in "${MEASURED[@]}"; do line="$line $name $(median_cpu "$name"),"; done
+echo "server CPU µs per request, medians:${line%,}"
+if [ -n "${BASELINE:-}" ]; then
+  # paired FIGURE NAME BASE: each round's ratio of NAME's figure (rps or cpu) to BASE's, one a line.
+  paired() { for round in $(seq 1 "$ROUNDS"); do ratio "$("$1" "$2.$round")" "$("$1" "$3.$round")"; echo; done; }
+  for pair in "replay replay1k basereplay" "record record baserecord"; do
+    read -r label name base <<<"$pair"
+    echo "$label against the baseline, paired by round: req/s $(paired rps "$name" "$base" | paste -sd' ')" \
+         "(median $(paired rps "$name" "$base" | median); goal >= 0.95), CPU per request" \
+         "$(paired cpu "$name" "$base" | paste -sd' ') (median $(paired cpu "$name" "$base" | median))"
+  done
 fi
 
 echo "== one connection, ${DURATION}s: median latency added by the recording proxy =="

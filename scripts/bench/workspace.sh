@@ -1,6 +1,6 @@
 # Sourced by the benchmark scripts: a work folder in $WORK, removed on exit, and every process
-# whose pid is added to PIDS stopped then; Tapedeck's home (its CA) lives in the folder; and
-# `start`, which runs a server on a free port.
+# whose pid is added to PIDS stopped then; Tapedeck's home (its CA) lives in the folder;
+# `start`, which runs a server on a free port; and `cpu_ticks`, a process's CPU time so far.
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
@@ -21,3 +21,6 @@ start() {
   echo "$name did not start: $(cat "$WORK/$name.err")" >&2
   exit 1
 }
+
+# cpu_ticks PID: the CPU time (user and system) the process used so far, in clock ticks (getconf CLK_TCK a second).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
