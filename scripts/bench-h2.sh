@@ -81,8 +81,7 @@ measure() {
   local pid="${SERVER_PID[$1]}" rate before
   before="$(cpu_ticks "$pid")"
   rate="$("${LOAD[$1]}" "http://127.0.0.1:${SERVER_PORT[$1]}/items/500")"
-  awk -v rate="$rate" -v before="$before" -v after="$(cpu_ticks "$pid")" -v seconds="$DURATION" -v tick="$(getconf CLK_TCK)" \
-    'BEGIN { printf "%s %.1f", rate, (after - before) / tick * 1e6 / (rate * seconds) }'
+  echo "$rate $(cpu_per_request "$pid" "$before" "$(awk -v rate="$rate" -v seconds="$DURATION" 'BEGIN { print rate * seconds }')")"
 }
 # each TABLE [SUFFIX]: every server's label and its figure in TABLE (key NAME followed by SUFFIX), in one line.
 each() { local -n table="$1"; local name line=""; for name in "${NAMES[@]}"; do line+="${line:+, }${LABEL[$name]} ${table[$name${2:-}]}"; done; echo "$line"; }

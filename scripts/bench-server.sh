@@ -67,8 +67,7 @@ measured() {
   pid="$(pid_of "$1")"
   before="$(cpu_ticks "$pid")"
   load "$1.$2" "http://127.0.0.1:$(port_of "$1")/items/500" "$CONNECTIONS" "$DURATION"
-  awk -v before="$before" -v after="$(cpu_ticks "$pid")" -v tick="$(getconf CLK_TCK)" \
-    '/requests in/ { printf "%.1f", (after - before) / tick * 1e6 / $1 }' "$WORK/$1.$2.wrk" >"$WORK/$1.$2.cpu"
+  cpu_per_request "$pid" "$before" "$(awk '/requests in/ { print $1 }' "$WORK/$1.$2.wrk")" >"$WORK/$1.$2.cpu"
 }
 cpu() { cat "$WORK/$1.cpu"; }
 # median_cpu NAME: the median over the rounds of that server's CPU microseconds per request.
@@ -142,9 +141,9 @@ if [ -n "${BASELINE:-}" ]; then
   paired() { for round in $(seq 1 "$ROUNDS"); do ratio "$("$1" "$2.$round")" "$("$1" "$3.$round")"; echo; done; }
   for pair in "replay replay1k basereplay" "record record baserecord"; do
     read -r label name base <<<"$pair"
-    echo "$label against the baseline, paired by round: req/s $(paired rps "$name" "$base" | paste -sd' ')" \
-         "(median $(paired rps "$name" "$base" | median); goal >= 0.95), CPU per request" \
-         "$(paired cpu "$name" "$base" | paste -sd' ') (median $(paired cpu "$name" "$base" | median))"
+    rates="$(paired rps "$name" "$base")"; cpus="$(paired cpu "$name" "$base")"
+    echo "$label against the baseline, paired by round: req/s $(paste -sd' ' <<<"$rates") (median $(median <<<"$rates");" \
+         "goal >= 0.95), CPU per request $(paste -sd' ' <<<"$cpus") (median $(median <<<"$cpus"))"
   done
 fi
 

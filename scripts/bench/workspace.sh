@@ -1,6 +1,6 @@
 # Sourced by the benchmark scripts: a work folder in $WORK, removed on exit, and every process
 # whose pid is added to PIDS stopped then; Tapedeck's home (its CA) lives in the folder;
-# `start`, which runs a server on a free port; and `cpu_ticks`, a process's CPU time so far.
+# `start`, which runs a server on a free port; and `cpu_ticks` and `cpu_per_request`, what a server's CPU time was.
 WORK="$(mktemp -d)"
 PIDS=()
 cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
@@ -24,3 +24,8 @@ start() {
 
 # cpu_ticks PID: the CPU time (user and system) the process used so far, in clock ticks (getconf CLK_TCK a second).
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# cpu_per_request PID TICKS_BEFORE REQUESTS: the process's CPU microseconds per request since cpu_ticks gave TICKS_BEFORE.
+cpu_per_request() {
+  awk -v before="$2" -v after="$(cpu_ticks "$1")" -v requests="$3" -v tick="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%.1f", (after - before) / tick * 1e6 / requests }'
+}
