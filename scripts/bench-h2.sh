@@ -72,8 +72,6 @@ measured nginx "nginx h2" h2
 
 h2() { h2load -c 10 -m 10 -t 2 -D "$DURATION" "$1" 2>/dev/null | sed -nE 's/^finished in [^,]*, ([0-9.]+) req\/s.*/\1/p'; }
 h1() { wrk -t2 -c100 -d"$DURATION"s "$1" | awk '/Requests\/sec/ {print $2}'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # measure NAME: one run against that server; prints its requests a second and the server's CPU
 # microseconds per request.

@@ -46,8 +46,6 @@ load() {
 }
 
 rps() { awk '/Requests\/sec/ {print $2}' "$WORK/$1.wrk"; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 pct() { awk -v p="$2" '$1 == p {print $2}' "$WORK/$1.wrk"; }
 rss_mb() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 ms() { # converts wrk's 1.23ms / 456.00us / 1.2s to milliseconds
@@ -57,16 +55,18 @@ ms() { # converts wrk's 1.23ms / 456.00us / 1.2s to milliseconds
 report() { # NAME LABEL PID BASE_RPS
   local r; r="$(rps "$1")"
   printf "%-34s %10s req/s  p50 %8s  p90 %8s  p99 %8s  peak RSS %7s MB" "$2" "$r" "$(pct "$1" 50%)" "$(pct "$1" 90%)" "$(pct "$1" 99%)" "$3"
-  if [ -n "${4:-}" ]; then awk -v a="$r" -v b="$4" 'BEGIN { printf "  ratio %.2f", a/b }'; fi
+  if [ -n "${4:-}" ]; then printf "  ratio %s" "$(ratio "$r" "$4")"; fi
   echo
 }
 
+# server NAME PORT|PID: that server's port or process id (kept in NAME_PORT and NAME_PID when it started).
+server() { local var="${1^^}_$2"; echo "${!var}"; }
 # measured NAME ROUND: loads that server in that round, and keeps its CPU microseconds per request in $WORK/NAME.ROUND.cpu.
 measured() {
   local pid before
-  pid="$(pid_of "$1")"
+  pid="$(server "$1" PID)"
   before="$(cpu_ticks "$pid")"
-  load "$1.$2" "http://127.0.0.1:$(port_of "$1")/items/500" "$CONNECTIONS" "$DURATION"
+  load "$1.$2" "http://127.0.0.1:$(server "$1" PORT)/items/500" "$CONNECTIONS" "$DURATION"
   cpu_per_request "$pid" "$before" "$(awk '/requests in/ { print $1 }' "$WORK/$1.$2.wrk")" >"$WORK/$1.$2.cpu"
 }
 cpu() { cat "$WORK/$1.cpu"; }
@@ -94,8 +94,6 @@ if [ -n "${BASELINE:-}" ]; then
   BASERECORD_PID=$PID; BASERECORD_PORT=$PORT
   MEASURED+=(basereplay baserecord)
 fi
-port_of() { local var="${1^^}_PORT"; echo "${!var}"; }
-pid_of() { local var="${1^^}_PID"; echo "${!var}"; }
 # Every server is measured once per round, in turn, so a slow spell of the machine falls on all of them alike.
 # Each round starts one place further along the list: a server measured right after a recording run
 # (whose cassette the kernel is still writing out) is a different one each round, not always the same.

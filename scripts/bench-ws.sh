@@ -69,7 +69,6 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 DIRECT="$(echo "${RESULTS[direct]}" | median)"
 PROXY="$(echo "${RESULTS[proxy]}" | median)"
 REPLAY="$(echo "${RESULTS[replay]}" | median)"

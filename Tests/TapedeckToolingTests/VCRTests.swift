@@ -82,6 +82,20 @@ struct VCRTests {
         }
     }
 
+    @Test("a cassette file that starts with a UTF-8 byte order mark imports as without it; a missing file is bad input")
+    func byteOrderMarkIsDropped() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let marked = folder.appendingPathComponent("marked.yml")
+        try (Data([0xef, 0xbb, 0xbf]) + Data(contentsOf: ToolingTestSupport.fixture("ruby_vcr.yml"))).write(to: marked)
+        let result = try VCRImporter().importFile(marked)
+        #expect(result.flavor == .rubyVCR)
+        #expect(result.cassette.interactions.count == 6)
+        let missing = folder.appendingPathComponent("missing.yml")
+        #expect { try VCRImporter().importFile(missing) } throws: { error in
+            "\(error)".contains("missing.yml") && "\(error)".contains("cannot read")
+        }
+    }
+
     @Test("tapedeck import-vcr writes a cassette that loads; bad input exits 2")
     func commandImports() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

@@ -33,15 +33,7 @@ struct HARImportCommand: ParsableCommand {
     var redaction: RedactionOptions
 
     func run() throws {
-        do throws(ToolingError) {
-            let importer = ForeignCassetteImporter(rules: redaction.rules)
-            let result = try importer.importFile(URL(fileURLWithPath: har))
-            result.skipped.forEach { print("\(har): skipped \($0)") }
-            try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: har,
-                                                          detail: " (\(result.layout))")
-        } catch {
-            throw ToolingFailure.report(error)
-        }
+        try ForeignFileImport.run(har, into: output, rules: redaction.rules)
     }
 }
 

@@ -25,14 +25,6 @@ struct ImportVCRCommand: ParsableCommand {
     var redaction: RedactionOptions
 
     func run() throws {
-        do throws(ToolingError) {
-            let importer = ForeignCassetteImporter(rules: redaction.rules)
-            let result = try importer.importFile(URL(fileURLWithPath: yaml))
-            result.skipped.forEach { print("\(yaml): skipped \($0)") }
-            try ImportedCassetteOutput(path: output).save(result.cassette, redactions: result.changes, from: yaml,
-                                                          detail: " (\(result.layout))")
-        } catch {
-            throw ToolingFailure.report(error)
-        }
+        try ForeignFileImport.run(yaml, into: output, rules: redaction.rules)
     }
 }

@@ -25,19 +25,14 @@ package struct HARImporter: Sendable {
 
     /// Reads and converts a HAR file.
     package func importFile(_ file: URL) throws(ToolingError) -> HARImportResult {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
-        }
+        let data = try InputFile.read(file)
         return try importData(data, file: file.path)
     }
 
     /// Converts HAR bytes; `file` names the input in errors.
     package func importData(_ data: Data, file: String?) throws(ToolingError) -> HARImportResult {
         let document: HARDocument
-        let data = data.starts(with: [0xef, 0xbb, 0xbf]) ? Data(data.dropFirst(3)) : data
+        let data = InputFile.withoutByteOrderMark(data)
         do {
             document = try JSONDecoder().decode(HARDocument.self, from: data)
         } catch {

@@ -15,18 +15,13 @@ package struct ForeignCassetteImporter: Sendable {
 
     /// Reads and converts a file.
     package func importFile(_ file: URL) throws(ToolingError) -> ForeignImportResult {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
-        }
+        let data = try InputFile.read(file)
         return try importData(data, file: file.path)
     }
 
     /// Converts a file's bytes; `file` names the input in errors.
     package func importData(_ data: Data, file: String?) throws(ToolingError) -> ForeignImportResult {
-        let bytes = data.starts(with: [0xef, 0xbb, 0xbf]) ? Data(data.dropFirst(3)) : data
+        let bytes = InputFile.withoutByteOrderMark(data)
         if Self.isHAR(bytes) {
             let result = try HARImporter(rules: rules).importData(bytes, file: file)
             return ForeignImportResult(layout: "HAR from \(result.cassette.meta.recordedWith.map(Self.creator) ?? "?")",

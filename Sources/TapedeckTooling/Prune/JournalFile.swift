@@ -5,12 +5,7 @@ import TapedeckCore
 package enum JournalFile {
     /// The journal in a file; anything else is bad input naming the place.
     package static func load(_ file: URL) throws(ToolingError) -> JournalDocument {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
-        }
+        let data = try InputFile.read(file)
         do {
             return try JSONDecoder().decode(JournalDocument.self, from: data)
         } catch {

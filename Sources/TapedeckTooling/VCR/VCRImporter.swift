@@ -29,12 +29,7 @@ package struct VCRImporter: Sendable {
 
     /// Reads and converts a YAML file.
     package func importFile(_ file: URL) throws(ToolingError) -> VCRImportResult {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
-        }
+        let data = try InputFile.read(file)
         guard let text = String(data: data, encoding: .utf8) else {
             throw ToolingError(file: file.path, kind: .badInput(path: "", message: "not UTF-8 text"))
         }
