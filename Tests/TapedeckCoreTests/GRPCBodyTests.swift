@@ -46,6 +46,19 @@ import Testing
         #expect(GRPCMessage.split(Data([2, 0, 0, 0, 0])) == nil, "a flag other than 0 or 1")
     }
 
+    /// The check a server makes of a client's body names the first message whose framing fails,
+    /// on any bytes (a slice that does not start at zero too), and passes what `split` reads.
+    @Test func framingProblemNamesTheMessageThatBreaksIt() {
+        let twoMessages: [UInt8] = [0, 0, 0, 0, 1, 0x0A, 1, 0, 0, 0, 0]
+        #expect(GRPCMessage.framingProblem(twoMessages) == nil)
+        #expect(GRPCMessage.split(Data(twoMessages))?.count == 2)
+        #expect(GRPCMessage.framingProblem(twoMessages + [0, 0]) == "message 3 has 2 bytes of its 5-byte prefix")
+        #expect(GRPCMessage.framingProblem(twoMessages + [7, 0, 0, 0, 0]) == "message 3's compressed flag is 7, not 0 or 1")
+        let lying = Data([9, 9] + twoMessages + [0, 0, 0, 0, 100, 0x0A])
+        #expect(GRPCMessage.framingProblem(lying.dropFirst(2)) == "message 3's length prefix says 100 bytes; 1 follow")
+        #expect(GRPCMessage.framingProblem([UInt8]()) == nil, "no message at all is a framing that holds")
+    }
+
     @Test func compressedMessagesAreHeldDecompressedAndCompressedAgainForTheWire() throws {
         let plain = Data(String(repeating: "squeeze ", count: 40).utf8)
         let gzipped = try ContentCoding.gzip.encode(plain)

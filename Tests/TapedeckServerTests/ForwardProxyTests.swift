@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 import TapedeckCore
 import TapedeckServer
 import TapedeckTestSupport
@@ -55,11 +54,8 @@ import Testing
         let (directory, file) = try secureFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await ReplayHarness.run(files: [file, Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
-            let pem = try harness.responder.authority.certificatePEM()
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-            configuration.proxy = .server(host: "127.0.0.1", port: harness.server.port)
+            let configuration = try Clients.throughProxy(port: harness.server.port,
+                                                         trusting: harness.responder.authority.certificatePEM())
             try await Clients.withHTTPClient(configuration) { (client: HTTPClient) async throws in
                 let secure = try await Clients.send(client, .GET, "https://secure.example.test/hello?lang=en")
                 #expect(secure.status == 200)

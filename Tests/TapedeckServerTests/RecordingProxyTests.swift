@@ -6,7 +6,6 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 @_spi(Internals) import TapedeckCore
 import TapedeckServer
 import Testing
@@ -107,11 +106,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let upload = directory.appending(path: "upload.bin")
         try Data(repeating: 0x41, count: 2 << 20).write(to: upload)
-        let certificate = try TestCertificate.make()
-        let upstreamCA = directory.appending(path: "upstream-ca.pem")
-        try certificate.writeAuthority(to: upstreamCA)
         let plain = try await TestUpstream.start()
-        let secure = try await TestUpstream.start(certificate: certificate)
+        let (secure, upstreamCA) = try await TestUpstream.startSecure(writingAuthorityTo: directory)
         let cassette = directory.appending(path: "continue.json")
         let settings = RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [upstreamCA]))
         try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in
@@ -135,10 +131,7 @@ import Testing
     @Test func forwardProxyRecordsHTTPSThroughTheLocalCAAndReplaysIt() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make()
-        let upstreamCA = directory.appending(path: "upstream-ca.pem")
-        try certificate.writeAuthority(to: upstreamCA)
-        let upstream = try await TestUpstream.start(certificate: certificate)
+        let (upstream, upstreamCA) = try await TestUpstream.startSecure(writingAuthorityTo: directory)
         let cassette = directory.appending(path: "https.json")
         let url = "https://localhost:\(upstream.port)/plaintext?name=Tls"
         let settings = RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [upstreamCA]))
@@ -147,11 +140,8 @@ import Testing
             let result = try await Curl.run(["--proxy", harness.base, "--cacert", clientCA.path, url])
             #expect(result.status == 0, "\(result.error)")
             #expect(result.text == "Hello Tls!")
-            let pem = try harness.responder.authority.certificatePEM()
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
-            configuration.proxy = .server(host: "127.0.0.1", port: harness.server.port)
+            let configuration = try Clients.throughProxy(port: harness.server.port,
+                                                         trusting: harness.responder.authority.certificatePEM())
             try await Clients.withHTTPClient(configuration) { (client: HTTPClient) async throws in
                 let gzip = try await Clients.send(client, .GET, "https://localhost:\(upstream.port)/gzip-json")
                 #expect(try ContentCoding.gzip.decode(gzip.body) == Data(TestUpstream.gzipJSON.utf8))
@@ -386,10 +376,7 @@ import Testing
     @Test func passthroughHostIsTunnelledAndNotRecorded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = try TestCertificate.make()
-        let upstreamCA = directory.appending(path: "upstream-ca.pem")
-        try certificate.writeAuthority(to: upstreamCA)
-        let upstream = try await TestUpstream.start(certificate: certificate)
+        let (upstream, upstreamCA) = try await TestUpstream.startSecure(writingAuthorityTo: directory)
         let cassette = directory.appending(path: "pass.json")
         let settings = RecordSettings(cassette: cassette, passthroughHosts: ["localhost"])
         try await RecordHarness.run(settings: settings) { (harness: RecordHarness) async throws in

@@ -36,10 +36,10 @@ package struct GRPCMessage: Sendable, Hashable {
         try? parse(data).get()
     }
 
-    /// What is wrong with the framing of `data`, for the client that sent it; nil when it holds.
-    package static func framingProblem(_ data: Data) -> String? {
-        guard case .failure(let problem) = parse(data) else { return nil }
-        return problem.description
+    /// What is wrong with the framing of `bytes`, for the client that sent it; nil when it holds.
+    /// Reads the prefixes only: nothing is copied.
+    package static func framingProblem<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> String? where Bytes.Index == Int {
+        walk(bytes) { _, _ in }?.description
     }
 
     private struct FramingProblem: Error, CustomStringConvertible {
@@ -48,24 +48,37 @@ package struct GRPCMessage: Sendable, Hashable {
 
     private static func parse(_ data: Data) -> Result<[GRPCMessage], FramingProblem> {
         var messages: [GRPCMessage] = []
-        var position = data.startIndex
-        while position < data.endIndex {
-            let number = messages.count + 1
-            guard data.endIndex - position >= 5 else {
-                return .failure(FramingProblem(description: "message \(number) has \(data.endIndex - position) bytes of its 5-byte prefix"))
-            }
-            guard data[position] <= 1 else {
-                return .failure(FramingProblem(description: "message \(number)'s compressed flag is \(data[position]), not 0 or 1"))
-            }
-            let length = data[(position + 1)..<(position + 5)].reduce(0) { $0 << 8 | Int($1) }
-            let start = position + 5
-            guard length <= data.endIndex - start else {
-                return .failure(FramingProblem(description: "message \(number)'s length prefix says \(length) bytes; \(data.endIndex - start) follow"))
-            }
-            messages.append(GRPCMessage(bytes: Data(data[start..<(start + length)]), compressed: data[position] == 1))
-            position = start + length
+        if let problem = walk(data, each: { compressed, range in
+            messages.append(GRPCMessage(bytes: Data(data[range]), compressed: compressed))
+        }) {
+            return .failure(problem)
         }
         return .success(messages)
+    }
+
+    /// Follows the length prefixes of `bytes`, giving each message's flag and place to `each`;
+    /// returns what is wrong with the framing, nil when it holds to the end.
+    private static func walk<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, each: (_ compressed: Bool, _ range: Range<Int>) -> Void)
+        -> FramingProblem? where Bytes.Index == Int {
+        var position = bytes.startIndex
+        var number = 0
+        while position < bytes.endIndex {
+            number += 1
+            guard bytes.endIndex - position >= 5 else {
+                return FramingProblem(description: "message \(number) has \(bytes.endIndex - position) bytes of its 5-byte prefix")
+            }
+            guard bytes[position] <= 1 else {
+                return FramingProblem(description: "message \(number)'s compressed flag is \(bytes[position]), not 0 or 1")
+            }
+            let length = bytes[(position + 1)..<(position + 5)].reduce(0) { $0 << 8 | Int($1) }
+            let start = position + 5
+            guard length <= bytes.endIndex - start else {
+                return FramingProblem(description: "message \(number)'s length prefix says \(length) bytes; \(bytes.endIndex - start) follow")
+            }
+            each(bytes[position] == 1, start..<(start + length))
+            position = start + length
+        }
+        return nil
     }
 
     /// The messages as they go on the wire.

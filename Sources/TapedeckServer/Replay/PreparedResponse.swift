@@ -101,9 +101,7 @@ package final class PreparedResponse: Sendable {
         let encoding = ResponseEncoding.negotiate(for: response, acceptEncoding: acceptEncoding)
         guard encoding != ResponseEncoding.negotiate(for: response, acceptEncoding: response.headers["Content-Encoding"]),
               let (headers, data) = try? recorded.answer(encoding) else { return self }
-        var fields = HTTPHeaders()
-        for field in headers { fields.add(name: field.name, value: field.value) }
-        return PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: fields),
+        return PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: HTTPHeaders(headers)),
                                 isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, recorded: nil)
     }
 

@@ -37,7 +37,7 @@ package struct FrontDoor: Responder {
             return stream.collect { body in respond(to: request.whole(body), control: control, sink: sink) }
         }
         if GRPCCall.isGRPC(contentType: request.head.headerFields[.contentType]),
-           let problem = GRPCMessage.framingProblem(Data(request.body.readableBytesView)) {
+           let problem = GRPCMessage.framingProblem(request.body.readableBytesView) {
             sink.send(GRPCErrorAnswer.malformed, trailers: GRPCErrorAnswer.malformedTrailers(problem))
             return
         }

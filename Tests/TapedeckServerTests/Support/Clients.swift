@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Real HTTP clients for the tests.
 enum Clients {
@@ -20,6 +21,16 @@ enum Clients {
             try? await client.shutdown()
             throw error
         }
+    }
+
+    /// AsyncHTTPClient's configuration for going through Tapedeck's forward proxy on `proxyPort`,
+    /// trusting the CA whose certificate is `authorityPEM` (the proxy's local CA), without redirects.
+    static func throughProxy(port proxyPort: Int, trusting authorityPEM: String) throws -> HTTPClient.Configuration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(authorityPEM.utf8)))
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+        configuration.proxy = .server(host: "127.0.0.1", port: proxyPort)
+        return configuration
     }
 
     /// Sends a request with AsyncHTTPClient and collects the whole body.

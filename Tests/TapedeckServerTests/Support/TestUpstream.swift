@@ -33,6 +33,15 @@ final class TestUpstream: Sendable {
         try! ReverseProxyTarget(base)
     }
 
+    /// Starts an HTTPS upstream with a certificate of its own, for `localhost`, and writes its CA's
+    /// certificate to `upstream-ca.pem` in `directory` (for `--upstream-ca` or curl's `--cacert`).
+    static func startSecure(writingAuthorityTo directory: URL) async throws -> (upstream: TestUpstream, authority: URL) {
+        let certificate = try TestCertificate.make()
+        let authority = directory.appending(path: "upstream-ca.pem")
+        try certificate.writeAuthority(to: authority)
+        return (try await start(certificate: certificate), authority)
+    }
+
     /// Starts the upstream; pass a certificate to serve HTTPS.
     static func start(certificate: TestCertificate? = nil) async throws -> TestUpstream {
         let tls = try certificate.map { try NIOSSLContext(configuration: $0.serverConfiguration()) }
