@@ -33,7 +33,7 @@ final class TestUpstream: Sendable {
         try! ReverseProxyTarget(base)
     }
 
-    /// Starts an HTTPS upstream with a certificate of its own, for `localhost`, and writes its CA's
+    /// Starts an HTTPS upstream with a certificate of its own (for localhost and 127.0.0.1), and writes its CA's
     /// certificate to `upstream-ca.pem` in `directory` (for `--upstream-ca` or curl's `--cacert`).
     static func startSecure(writingAuthorityTo directory: URL) async throws -> (upstream: TestUpstream, authority: URL) {
         let certificate = try TestCertificate.make()
