@@ -25,8 +25,7 @@ package struct GRPCMessage: Sendable, Hashable {
     /// its prefix and all its bytes are there (a message still arriving).
     package static func framedLength(atStartOf data: Data) -> Int? {
         guard data.count >= 5 else { return nil }
-        let start = data.startIndex
-        let length = data[(start + 1)..<(start + 5)].reduce(0) { $0 << 8 | Int($1) }
+        let length = declaredLength(in: data, prefixAt: data.startIndex)
         return data.count - 5 >= length ? 5 + length : nil
     }
 
@@ -70,7 +69,7 @@ package struct GRPCMessage: Sendable, Hashable {
             guard bytes[position] <= 1 else {
                 return FramingProblem(description: "message \(number)'s compressed flag is \(bytes[position]), not 0 or 1")
             }
-            let length = bytes[(position + 1)..<(position + 5)].reduce(0) { $0 << 8 | Int($1) }
+            let length = declaredLength(in: bytes, prefixAt: position)
             let start = position + 5
             guard length <= bytes.endIndex - start else {
                 return FramingProblem(description: "message \(number)'s length prefix says \(length) bytes; \(bytes.endIndex - start) follow")
@@ -79,6 +78,13 @@ package struct GRPCMessage: Sendable, Hashable {
             position = start + length
         }
         return nil
+    }
+
+    /// The length the 5-byte prefix at `position` gives its message (the flag byte, then a 4-byte
+    /// big-endian length); the caller has checked the prefix is all there.
+    private static func declaredLength<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, prefixAt position: Int) -> Int
+        where Bytes.Index == Int {
+        bytes[(position + 1)..<(position + 5)].reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// The messages as they go on the wire.
