@@ -68,6 +68,28 @@ import Testing
         #expect(recorded.cassette.interactions.first?.request.url.hasSuffix("/hello") == true)
     }
 
+    /// Python's `http.server` (the example upstream) takes the HTTP/2 preface for an HTTP/0.9
+    /// request and answers with a bare error page, no status line: it speaks no HTTP/2 either,
+    /// so the HTTP/2 client's requests go to it over HTTP/1.1, and are recorded.
+    @Test func anUpstreamAnsweringThePrefaceWithABareErrorPageIsReachedOverHTTP1() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try ExampleUpstream()
+        defer { upstream.stop() }
+        let file = directory.appending(path: "recorded.json")
+        try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+            for _ in 0..<2 {
+                let answer = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}",
+                                                 harness.base + "/plaintext?name=Shawn"])
+                #expect(answer.text == "Hello Shawn!\n2", "\(answer.text) \(answer.error)")
+            }
+            try await waitUntil { harness.responder.recorder.interactionCount == 2 }
+        }
+        let recorded = try CassetteCodec().load(file)
+        #expect(recorded.interactions.map(\.response.status) == [200, 200])
+        #expect(recorded.interactions.map(\.httpVersion) == ["1.1", "1.1"])
+    }
+
     @Test func aBrokenHTTP2ConnectionGetsGoawayAndTheServerServesOthers() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let port = try #require(harness.server.url.split(separator: ":").last.flatMap { Int($0) })

@@ -26,8 +26,9 @@ final class UpstreamHTTP2Connection {
 
     /// Connects on `eventLoop` and waits for the upstream's `SETTINGS`: over TLS when the origin is
     /// https (`tls` offers ALPN `h2`), by prior knowledge otherwise. Fails with
-    /// ``UpstreamRefusedHTTP2`` when the upstream speaks only HTTP/1.1: ALPN chose something else,
-    /// or the upstream answered the preface in HTTP/1 or closed before its `SETTINGS`.
+    /// ``UpstreamRefusedHTTP2`` when the upstream speaks only HTTP/1: ALPN chose something else,
+    /// or the upstream's first bytes cannot begin a `SETTINGS` frame (an HTTP/1 answer to the
+    /// preface), or it closed before its `SETTINGS`.
     static func connect(to origin: UpstreamOrigin, tls: NIOSSLContext, timeout: TimeAmount, on eventLoop: any EventLoop,
                         dialer: UpstreamDialer) -> EventLoopFuture<UpstreamHTTP2Connection> {
         let greeted = eventLoop.makePromise(of: NIOHTTP2Handler.StreamMultiplexer.self)
@@ -125,8 +126,8 @@ private final class FailureBeforeGreeting: ChannelInboundHandler {
 
 /// Waits for the upstream's first `SETTINGS` frame, which says the connection speaks HTTP/2.
 /// The wait fails with the error when the connection fails first, and with
-/// ``UpstreamRefusedHTTP2`` when it closes first or its first bytes are an HTTP/1 answer (what an
-/// HTTP/1.1 server does with the preface).
+/// ``UpstreamRefusedHTTP2`` when it closes first or its first bytes are an HTTP/1 answer to the
+/// preface (``HTTP1AnswerDetector``).
 private final class HTTP2Greeting: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTP2Frame
 
@@ -167,6 +168,11 @@ private final class HTTP2Greeting: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// Fails the greeting when the upstream answers the preface in HTTP/1, then steps aside.
+    ///
+    /// An HTTP/2 server's first frame is `SETTINGS` (RFC 9113, section 3.4), whose type, the
+    /// fourth byte of the frame, is 4. An HTTP/1 server's answer to the preface cannot begin so:
+    /// a status line (`HTTP/1.1 400`), or, from a server that takes `PRI * HTTP/2.0` for an
+    /// HTTP/0.9 request (Python's `http.server`), a bare error page with no status line at all.
     final class HTTP1AnswerDetector: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
 
@@ -177,13 +183,19 @@ private final class HTTP2Greeting: ChannelInboundHandler, RemovableChannelHandle
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            if unwrapInboundIn(data).readableBytesView.starts(with: "HTTP/".utf8) {
+            if !Self.mayBeginSettingsFrame(unwrapInboundIn(data).readableBytesView) {
                 greeting.finish(.failure(UpstreamRefusedHTTP2()))
                 context.close(promise: nil)
                 return
             }
             context.fireChannelRead(data)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+
+        /// Whether `bytes`, the first the upstream sent, may begin a `SETTINGS` frame. Fewer than
+        /// four bytes cannot tell; SwiftNIO's HTTP/2 handler then judges the frame.
+        static func mayBeginSettingsFrame(_ bytes: ByteBufferView) -> Bool {
+            bytes.count < 4 || bytes[bytes.startIndex + 3] == 0x04
         }
     }
 }
