@@ -4,8 +4,10 @@ import NIOHTTP1
 @_spi(Internals) import TapedeckCore
 
 /// A recorded response ready for the wire, computed once at load: the head with a correct
-/// Content-Length, the body encoded again with gzip or deflate when it was recorded so, and, for
-/// such a body, the decoded variant for clients that do not accept that coding.
+/// Content-Length, and the body encoded again with gzip or deflate when it was recorded so. For
+/// such a body it keeps the recorded interaction, from which ``negotiated(acceptEncoding:)``
+/// makes the variant a client that does not accept that coding gets, when it asks (per request:
+/// the head again and a copy of the body the cassette keeps decoded).
 ///
 /// Which coding a client gets is the core's ``ResponseEncoding`` decision, which answers have a
 /// body at all ``ResponseBodyRule``'s: a 1xx, 204 or 304 is sent without one, whatever the cassette holds.
