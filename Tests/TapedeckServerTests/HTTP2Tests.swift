@@ -72,12 +72,7 @@ import Testing
     /// request and answers with a bare error page, no status line: it speaks no HTTP/2 either,
     /// so the HTTP/2 client's requests go to it over HTTP/1.1, and are recorded.
     @Test func anUpstreamAnsweringThePrefaceWithABareErrorPageIsReachedOverHTTP1() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let upstream = try ExampleUpstream()
-        defer { upstream.stop() }
-        let file = directory.appending(path: "recorded.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+        let recorded = try await RecordHarness.recordFromExampleUpstream { harness in
             for _ in 0..<2 {
                 let answer = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}",
                                                  harness.base + "/plaintext?name=Shawn"])
@@ -85,9 +80,9 @@ import Testing
             }
             try await waitUntil { harness.responder.recorder.interactionCount == 2 }
         }
-        let recorded = try CassetteCodec().load(file)
-        #expect(recorded.interactions.map(\.response.status) == [200, 200])
-        #expect(recorded.interactions.map(\.httpVersion) == ["1.1", "1.1"])
+        let interactions = try #require(recorded).interactions
+        #expect(interactions.map(\.response.status) == [200, 200])
+        #expect(interactions.map(\.httpVersion) == ["1.1", "1.1"])
     }
 
     @Test func aBrokenHTTP2ConnectionGetsGoawayAndTheServerServesOthers() async throws {

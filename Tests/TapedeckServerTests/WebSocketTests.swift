@@ -285,19 +285,16 @@ import Testing
     }
 
     @Test func anUpstreamThatRefusesTheUpgradeIsPassedBackAndAnUnreachableOneIs502() async throws {
-        let directory = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
         // The example upstream is plain HTTP: it answers the upgrade with an ordinary response.
-        let http = try ExampleUpstream()
-        defer { http.stop() }
-        let file = directory.appending(path: "refused.json")
-        try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(http.baseURL))) { harness in
+        _ = try await RecordHarness.recordFromExampleUpstream { harness in
             let answer = try await Curl.run(["-sS", "--write-out", "\n%{http_code}", "-H", "Upgrade: websocket", "-H", "Connection: Upgrade",
                                              "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
                                              harness.base + "/health"])
             #expect(!answer.text.hasSuffix("\n101") && !answer.text.hasSuffix("\n502"), "\(answer.text)")
             #expect(harness.responder.recorder.interactionCount == 0)
         }
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         let unreachable = directory.appending(path: "unreachable.json")
         let port = try RefusingPort().port
         try await RecordHarness.run(settings: RecordSettings(cassette: unreachable, target: try ReverseProxyTarget("http://127.0.0.1:\(port)"))) { harness in

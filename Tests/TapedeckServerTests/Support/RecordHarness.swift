@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import TapedeckCore
 import TapedeckServer
+import TapedeckTestSupport
 
 /// Starts a recording proxy on 127.0.0.1 with a free port and a temporary `$TAPEDECK_HOME`,
 /// runs a test body and always stops it, saving the cassette.
@@ -57,6 +58,20 @@ struct RecordHarness {
         }
         try await upstream.stop()
         return (try String(contentsOf: cassette, encoding: .utf8), try CassetteCodec().load(cassette))
+    }
+
+    /// Records through a reverse proxy in front of the example upstream (`scripts/example_upstream.py`,
+    /// Python's http.server: HTTP/1.1 only, no WebSocket) into a cassette in a temporary folder;
+    /// returns what the cassette holds, nil when nothing was recorded (no file written).
+    static func recordFromExampleUpstream(_ body: (RecordHarness) async throws -> Void) async throws -> Cassette? {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try ExampleUpstream()
+        defer { upstream.stop() }
+        let file = directory.appending(path: "recorded.json")
+        try await run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL)), body)
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try CassetteCodec().load(file)
     }
 
     /// Writes the local CA certificate to a file for curl --cacert.
