@@ -78,6 +78,24 @@ import Testing
         #expect(GRPCCall.accepts("identity, deflate, gzip", "gzip") && !GRPCCall.accepts(nil, "gzip") && !GRPCCall.accepts("identity", "gzip"))
     }
 
+    /// A request body the server already holds as messages (it decompresses them as they arrive,
+    /// to match them) is recorded as held: a message whose content is itself gzip data (a file
+    /// sent over gRPC) was decompressed a second time and stored inflated. A body as it came on the
+    /// wire is decompressed once.
+    @Test func aBodyHeldAsMessagesIsRecordedWithoutDecompressingItAgain() throws {
+        let file = try ContentCoding.gzip.encode(Data(String(repeating: "a file's content ", count: 8).utf8))
+        let held = GRPCMessage.frame([GRPCMessage(bytes: file, compressed: true)])
+        let onTheWire = GRPCMessage.frame([GRPCMessage(bytes: try ContentCoding.gzip.encode(file), compressed: true)])
+        let headers: HeaderList = ["content-type": "application/grpc", "grpc-encoding": "gzip"]
+        for body in [Body(held, style: .grpc), Body(onTheWire)] {
+            let call = Interaction(request: CassetteRequest(method: "POST", url: "http://g.test/demo.Files/Put", headers: headers, body: body),
+                                   response: CassetteResponse(status: 200, headers: ["content-type": "application/grpc"]))
+            let kept = GRPCCall.keepingMessages(call).request.body
+            #expect(GRPCMessage.split(kept.data) == [GRPCMessage(bytes: file, compressed: true)], "\(body.style)")
+            #expect(kept.style == .grpc)
+        }
+    }
+
     /// A streamed answer: messages with atMs, held as chunks of one message each and written back as read.
     static let streamed = #"""
     {"version": 1, "interactions": [{"recordedAt": "2026-11-21T10:00:00.000Z",

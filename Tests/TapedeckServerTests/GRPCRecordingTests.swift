@@ -106,6 +106,40 @@ import Testing
         }
     }
 
+    /// A message whose content is itself gzip data (a file sent over gRPC), compressed again by the
+    /// client's `grpc-encoding: gzip`, is kept as the client meant it. On the code before, the
+    /// proxy decompressed the request's messages to match them, and the recorder a second time:
+    /// the cassette held the file inflated, and replay matched a request nobody sends.
+    @Test func aMessageThatIsGzipDataIsKeptAsSentUnderGRPCCompression() async throws {
+        // The client sends a gzip file (stored blocks, so gRPC's gzip shrinks it again) and checks the answer.
+        let client = { (port: Int) in """
+            import grpc, gzip
+            channel = grpc.insecure_channel("127.0.0.1:\(port)")
+            payload = gzip.compress(b"a file's content " * 8, compresslevel=0, mtime=0)
+            answer = channel.unary_unary("/demo.Greeter/SayHello")(payload, timeout=\(20 * Deadlines.scale), compression=grpc.Compression.Gzip)
+            assert answer == b"hello:" + payload, answer
+            print(payload.hex())
+            """
+        }
+        try await withGreeter(cassette: "gzip-file.json") { upstream, file in
+            var sent = ""
+            try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+                let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", client(harness.server.port)])
+                #expect(result.status == 0, "the service got the file as sent: \(result.error)")
+                sent = result.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+            }
+            let interaction = try #require(try CassetteCodec().load(file).interactions.first)
+            let kept = try #require(GRPCMessage.split(interaction.request.body.data))
+            #expect(kept.map { $0.bytes.map { String(format: "%02x", $0) }.joined() } == [sent], "the file, not its content")
+            #expect(kept.first?.compressed == true)
+            try await ReplayHarness.run(files: [file]) { harness in
+                let replayed = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", client(harness.server.port)])
+                #expect(replayed.status == 0, "the same call matches its recording: \(replayed.error)")
+            }
+        }
+    }
+
     /// What `scripts/grpc_pingpong.py` prints: a chat whose client waits for each answer, or sends all first.
     private func chat(_ authority: String, _ options: String...) async throws -> String {
         let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/grpc_pingpong.py").path

@@ -71,9 +71,11 @@ package enum GRPCCall {
     }
 
     /// A body kept as its messages, decompressed, with their times; one in a side file (a large
-    /// body) stays as it is.
+    /// body) stays as it is, and so does one held as messages already (``Body/Style/grpc``: the
+    /// servers decompress a request's as it arrives, to match it). Decompressed a second time, a
+    /// message whose content is itself gzip data (a file sent over gRPC) was stored inflated.
     private static func keptAsMessages(_ body: Body, encoding: String?) -> Body {
-        guard body.file == nil, !body.isEncoded else { return body }
+        guard body.file == nil, !body.isEncoded, body.style != .grpc else { return body }
         var kept = Body(decompressed(body.data, encoding: encoding), style: .grpc)
         kept.messageTimes = body.messageTimes
         return kept
