@@ -136,6 +136,23 @@ import Testing
         }
     }
 
+    /// A compression bomb (128 MiB of zeros in 130 KB of gzip) is not inflated past
+    /// ``ContentCoding/decodedLimit``: the request is matched as the bytes it came as, and its
+    /// diagnosis names their size. On the code before, a replay server inflated any request body
+    /// whole; 1 MB of gzip (1 GiB inflated) took one to 14 GB and a crash.
+    @Test func aCompressionBombIsMatchedAsItCameAndTheServerStaysUp() async throws {
+        let bomb = try ContentCoding.gzip.encode(Data(count: 128 << 20))
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            try await Clients.withHTTPClient { (client: HTTPClient) async throws in
+                let response = try await Clients.send(client, .POST, harness.base + "/postName", headers: [("Content-Encoding", "gzip")], body: bomb)
+                #expect(response.status == 599)
+                let diagnosis = try JSONDecoder().decode(MatchDiagnosis.self, from: response.body)
+                #expect(diagnosis.request.body?.contains("\(bomb.count) bytes") == true, "\(diagnosis.request.body ?? "no body")")
+            }
+            try await stillServes(harness)
+        }
+    }
+
     @Test func unmatchedStatusIsConfigurable() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.unmatchedStatus = 418 }) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/nothing"])

@@ -45,18 +45,30 @@ package enum ContentCoding: String, Sendable, CaseIterable {
         return output
     }
 
-    /// Decompresses bytes, or throws if they are not valid for this coding.
-    package func decode(_ data: Data) throws(ContentCodingError) -> Data {
+    /// The most bytes a body or a gRPC message decodes to in memory: 64 MiB, the servers' default
+    /// `--max-body-size`. Every byte a client, an upstream or a cassette sends is decoded under it:
+    /// 1 MB of gzip can inflate to 1 GB (a compression bomb), and one such request took a replay
+    /// server to 14 GB and a crash. Bytes that would decode past it do not decode, and are kept
+    /// as they came, as bytes that are not valid gzip are.
+    package static let decodedLimit = 64 << 20
+
+    /// Decompresses bytes, or throws if they are not valid for this coding or decode past `limit` bytes.
+    package func decode(_ data: Data, limit: Int = ContentCoding.decodedLimit) throws(ContentCodingError) -> Data {
         switch self {
         case .gzip:
-            return try inflate(data, windowBits: 15 + 16)
+            return try inflate(data, windowBits: 15 + 16, limit: limit)
         case .deflate:
-            if let wrapped = try? inflate(data, windowBits: 15) { return wrapped }
-            return try inflate(data, windowBits: -15)
+            do throws(ContentCodingError) {
+                return try inflate(data, windowBits: 15, limit: limit)
+            } catch where error.isPastLimit {
+                throw error
+            } catch {
+                return try inflate(data, windowBits: -15, limit: limit)
+            }
         }
     }
 
-    private func inflate(_ data: Data, windowBits: Int32) throws(ContentCodingError) -> Data {
+    private func inflate(_ data: Data, windowBits: Int32, limit: Int) throws(ContentCodingError) -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw ContentCodingError(coding: self, operation: "decode", message: "zlib did not start")
@@ -75,7 +87,10 @@ package enum ContentCoding: String, Sendable, CaseIterable {
                     status = CZlib.inflate(&stream, Z_NO_FLUSH)
                     output.append(out.bindMemory(to: UInt8.self).baseAddress!, count: out.count - Int(stream.avail_out))
                 }
-            } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
+            } while status == Z_OK && output.count <= limit && (stream.avail_in > 0 || stream.avail_out == 0)
+        }
+        guard output.count <= limit else {
+            throw ContentCodingError(coding: self, operation: "decode", message: "it decodes past \(limit) bytes", isPastLimit: true)
         }
         guard status == Z_STREAM_END else {
             throw ContentCodingError(coding: self, operation: "decode",
@@ -93,6 +108,8 @@ package struct ContentCodingError: Error, CustomStringConvertible, Sendable {
     package let operation: String
     /// What went wrong.
     package let message: String
+    /// Whether the bytes decode past the limit asked for (``ContentCoding/decodedLimit``).
+    package var isPastLimit = false
 
     package var description: String { "cannot \(operation) \(coding.rawValue) body: \(message)" }
 }
