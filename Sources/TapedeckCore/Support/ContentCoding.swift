@@ -46,7 +46,7 @@ package enum ContentCoding: String, Sendable, CaseIterable {
     }
 
     /// The most bytes a body or a gRPC message decodes to in memory: 64 MiB, the servers' default
-    /// `--max-body-size`. Every byte a client, an upstream or a cassette sends is decoded under it:
+    /// `--max-body`. Every byte a client, an upstream or a cassette sends is decoded under it:
     /// 1 MB of gzip can inflate to 1 GB (a compression bomb), and one such request took a replay
     /// server to 14 GB and a crash. Bytes that would decode past it do not decode, and are kept
     /// as they came, as bytes that are not valid gzip are.
