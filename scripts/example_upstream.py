@@ -20,6 +20,8 @@ Endpoints:
     POST /upload                200 application/json  the multipart parts: name, filename, type, size
     GET  /image.png             200 image/png         a 16x16 gradient PNG made in code
     GET  /gzip-json             200 application/json  with Content-Encoding: gzip
+    GET  /gzip-zeros?size=N     200 application/octet-stream  N zero bytes in gzip (a
+                                compression bomb, at the size a test asks for)
     GET  /users?team=empty      404 application/json  {"error":"team not found"}
     GET  /users[?team=core]     200 application/json  a list of users
     GET  /events                200 text/event-stream three events about 50 ms apart, then close
@@ -156,6 +158,7 @@ class Handler(BaseHTTPRequestHandler):
         ("POST", "/upload"): "upload",
         ("GET", "/image.png"): "image",
         ("GET", "/gzip-json"): "gzip_json",
+        ("GET", "/gzip-zeros"): "gzip_zeros",
         ("GET", "/users"): "users",
         ("GET", "/events"): "events",
     }
@@ -214,6 +217,11 @@ class Handler(BaseHTTPRequestHandler):
         # mtime=0 keeps the compressed bytes identical from run to run.
         self.send(200, "application/json", gzip.compress(payload, mtime=0),
                   {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+
+    def do_route_gzip_zeros(self, query, body):
+        size = int(query.get("size", ["0"])[0])
+        self.send(200, "application/octet-stream", gzip.compress(bytes(size), mtime=0),
+                  {"Content-Encoding": "gzip"})
 
     def do_route_users(self, query, body):
         team = query.get("team", [None])[0]

@@ -12,7 +12,8 @@ public struct AsyncHTTPClientConnector: HTTPConnector {
     public let client: HTTPClient
     /// How long one request may take.
     public let timeout: TimeAmount
-    /// The largest response body collected.
+    /// The largest response body collected, and the most a gzip or deflate body is decoded to (a
+    /// body that decodes further, a compression bomb, throws rather than filling memory).
     public let maxBodyBytes: Int
 
     /// Sends through `client`.
@@ -34,7 +35,7 @@ public struct AsyncHTTPClientConnector: HTTPConnector {
         let bytes = try await response.body.collect(upTo: maxBodyBytes)
         var data = Data(bytes.readableBytesView)
         if let coding = ContentCoding(header: response.headers.first(name: "Content-Encoding")) {
-            data = try coding.decode(data)
+            data = try coding.decode(data, limit: maxBodyBytes)
         }
         return (HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: HTTPFields(response.headers)), data)
     }

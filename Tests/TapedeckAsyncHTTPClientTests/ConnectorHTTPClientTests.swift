@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HTTPTypes
 import Foundation
 import NIOCore
 import Tapedeck
@@ -77,6 +78,26 @@ struct ConnectorHTTPClientTests {
         await #expect(throws: HTTPClientError.deadlineExceeded) {
             _ = try await client.execute(HTTPClientRequest(url: "http://api.example.test/plaintext?name=Shawn"), timeout: .milliseconds(50))
         }
+    }
+
+    @Test("decodes a live gzip body up to maxBodyBytes; one that decodes further throws, naming the limit")
+    func decodingStopsAtTheBodyLimit() async throws {
+        let upstream = try ExampleUpstream()
+        defer { upstream.stop() }
+        let live = HTTPClient(eventLoopGroupProvider: .singleton)
+        // 1 MiB of zeros, about 1 KB on the wire.
+        let request = HTTPRequest(method: .get, scheme: "http", authority: upstream.authority, path: "/gzip-zeros?size=1048576")
+        do {
+            let (_, roomy) = try await AsyncHTTPClientConnector(client: live, maxBodyBytes: 2 << 20).send(request, body: nil)
+            #expect(roomy == Data(count: 1 << 20))
+            await #expect {
+                _ = try await AsyncHTTPClientConnector(client: live, maxBodyBytes: 64 << 10).send(request, body: nil)
+            } throws: { "\($0)" == "cannot decode gzip body: it decodes past 65536 bytes" }
+        } catch {
+            try await live.shutdown()
+            throw error
+        }
+        try await live.shutdown()
     }
 
     @Test("records through a live HTTPClient against a real upstream, then replays with the upstream gone")
