@@ -103,10 +103,14 @@ import Testing
         }
     }
 
-    /// The idle timeout (300 ms here) closes an HTTP/2 connection with no stream open, with
-    /// `GOAWAY` (`NO_ERROR`); one whose stream is still open (its body not ended) stays.
+    /// The idle timeout (300 ms here, scaled under a sanitizer) closes an HTTP/2 connection with no
+    /// stream open, with `GOAWAY` (`NO_ERROR`); one whose stream is still open (its body not ended)
+    /// stays. Unscaled, the thread sanitizer's starved event loops once fired it before the
+    /// client's greeting was read: the server closed with bytes unread, so the kernel reset the
+    /// connection and the client never read the GOAWAY (CI on 6e532fd).
     @Test func anIdleConnectionIsClosedWithGoawayAndOneWithAnOpenStreamStays() async throws {
-        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { harness in
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette],
+                                    configure: { $0.idleTimeout = .milliseconds(300 * Int64(Deadlines.scale)) }) { harness in
             let idle = try RawSocket(port: harness.server.port, timeout: 10)
             idle.send(HTTP2Frames.greeting)
             let closed = await idle.read()
