@@ -131,7 +131,7 @@ import Testing
             }
             let interaction = try #require(try CassetteCodec().load(file).interactions.first)
             let kept = try #require(GRPCMessage.split(interaction.request.body.data))
-            #expect(kept.map { $0.bytes.map { String(format: "%02x", $0) }.joined() } == [sent], "the file, not its content")
+            #expect(kept.map { $0.bytes.hexadecimal } == [sent], "the file, not its content")
             #expect(kept.first?.compressed == true)
             try await ReplayHarness.run(files: [file]) { harness in
                 let replayed = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", client(harness.server.port)])

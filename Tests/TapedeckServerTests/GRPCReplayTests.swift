@@ -44,7 +44,7 @@ import Testing
         let file = try Fixtures.writeCassette(Self.cassette, named: "greeter.json", in: directory)
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
             let hello = try await call(harness.server.port, messageHex: "0a03416461")
-            #expect(hello == "OK " + Data("\u{0a}\u{0b}Hello, Ada!".utf8).map { String(format: "%02x", $0) }.joined())
+            #expect(hello == "OK " + Data("\u{0a}\u{0b}Hello, Ada!".utf8).hexadecimal)
 
             let miss = try await call(harness.server.port, messageHex: "0a03426f62")
             #expect(miss.hasPrefix("UNIMPLEMENTED no recording matched /demo.Greeter/SayHello; nearest #0 in "), "\(miss)")

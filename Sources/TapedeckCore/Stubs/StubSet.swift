@@ -263,7 +263,7 @@ public final class StubSet: Sendable {
         var bytes = SHA256.hash(Data("\(seed):\(stub):\(playCount)".utf8)).bytes.prefix(16).map { $0 }
         bytes[6] = bytes[6] & 0x0f | 0x40
         bytes[8] = bytes[8] & 0x3f | 0x80
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let hex = bytes.hexadecimal
         let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
         return parts.joined(separator: "-")
     }

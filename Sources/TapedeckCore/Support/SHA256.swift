@@ -73,9 +73,6 @@ package struct SHA256: Sendable {
         package let bytes: [UInt8]
 
         /// The digest as 64 lowercase hexadecimal digits.
-        package var hexadecimal: String {
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] }, as: UTF8.self)
-        }
+        package var hexadecimal: String { bytes.hexadecimal }
     }
 }
