@@ -62,6 +62,25 @@ struct ContentCodingStreamTests {
         #expect(throws: ContentCodingError.self) { try finished.update(Data("late".utf8)) }
     }
 
+    @Test("a piece that inflates a thousandfold comes out in 64 KiB pieces, and a decoder stops past its limit")
+    func boundedOutput() throws {
+        let bomb = try ContentCoding.gzip.encode(Data(count: 16 << 20))
+        #expect(bomb.count < 64 << 10)
+        var sizes: [Int] = []
+        let unbounded = ContentCodingStream(.gzip, direction: .decode)
+        try unbounded.update(bomb) { sizes.append($0.count) }
+        try unbounded.finish { sizes.append($0.count) }
+        #expect(sizes.reduce(0, +) == 16 << 20)
+        #expect(sizes.allSatisfy { $0 <= 64 << 10 })
+
+        var decoded = 0
+        let bounded = ContentCodingStream(.gzip, direction: .decode, limit: 1 << 20)
+        let error = #expect(throws: ContentCodingError.self) { try bounded.update(bomb) { decoded += $0.count } }
+        #expect(error?.isPastLimit == true)
+        #expect(error?.description == "cannot decode gzip body: it decodes past 1048576 bytes")
+        #expect(decoded <= (1 << 20) + (64 << 10))
+    }
+
     @Test("an empty body encodes to a valid empty stream")
     func emptyBody() throws {
         let encoded = try Self.run(ContentCodingStream(.gzip, direction: .encode), [])

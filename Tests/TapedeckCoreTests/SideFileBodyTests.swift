@@ -154,6 +154,18 @@ struct SideFileBodyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
     }
 
+    @Test("a spooled gzip body that decodes past the limit (a compression bomb) is kept as received and marked encoded")
+    func spoolKeepsABombAsReceived() throws {
+        let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")
+        let bomb = try ContentCoding.gzip.encode(Data(count: 8 << 20))
+        let spool = try SideFileSpool(folder: folder, decodedLimit: 1 << 20)
+        try spool.append(bomb)
+        let body = try spool.install(contentEncoding: "gzip")
+        #expect(body.isEncoded)
+        #expect(try #require(body.file).contents() == bomb)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["\(try #require(body.file).digest).bin"])
+    }
+
     @Test("a discarded or dropped spool leaves nothing behind")
     func spoolDiscardLeavesNothing() throws {
         let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")

@@ -219,8 +219,8 @@ import Testing
         let output = try FileHandle(forWritingTo: destination)
         defer { try? output.close() }
         let decoder = ContentCodingStream(.gzip, direction: .decode)
-        while let piece = try input.read(upToCount: 1 << 20), !piece.isEmpty { try output.write(contentsOf: try decoder.update(piece)) }
-        try output.write(contentsOf: try decoder.finish())
+        while let piece = try input.read(upToCount: 1 << 20), !piece.isEmpty { try decoder.update(piece) { try output.write(contentsOf: $0) } }
+        try decoder.finish { try output.write(contentsOf: $0) }
     }
 
     /// The hidden temporary files of spools in a bodies folder (none when there is no folder).

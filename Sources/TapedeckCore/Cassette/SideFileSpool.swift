@@ -29,16 +29,26 @@ package final class SideFileSpool: Sendable {
     private let concealing: StreamingReplacement?
     /// What redacts the body before it gets its name, if anything does.
     private let redaction: JSONStreamRedactor?
+    /// The most bytes a gzip or deflate body decodes to on disk (``defaultDecodedLimit``).
+    private let decodedLimit: Int
     private let state: Locked<State>
+
+    /// The most bytes a side file's gzip or deflate body is decoded to: 1 GiB. A compression bomb
+    /// (1 MiB of gzip can inflate to 1 GiB) would otherwise fill the disk a thousand times faster
+    /// than it arrived; a body that decodes past it is kept as it came, marked encoded, and
+    /// replayed byte for byte, as a body that does not decode is.
+    package static let defaultDecodedLimit = 1 << 30
 
     /// Creates the bodies folder when needed and a new temporary file in it.
     ///
     /// - Parameters:
     ///   - concealing: applied to the body (decoded) when it is installed, before `redaction`.
     ///   - redaction: applied to the body (decoded) when it is installed.
-    package init(folder: URL, concealing: StreamingReplacement? = nil, redacting redaction: JSONStreamRedactor? = nil)
-        throws(SideFileError) {
+    ///   - decodedLimit: the most bytes a gzip or deflate body is decoded to.
+    package init(folder: URL, concealing: StreamingReplacement? = nil, redacting redaction: JSONStreamRedactor? = nil,
+                 decodedLimit: Int = SideFileSpool.defaultDecodedLimit) throws(SideFileError) {
         self.folder = folder
+        self.decodedLimit = decodedLimit
         self.concealing = concealing
         self.redaction = redaction
         temporary = Self.temporaryName(in: folder)
@@ -86,8 +96,8 @@ package final class SideFileSpool: Sendable {
         defer { discard() }
         let coding = ContentCoding(header: contentEncoding)
         let decoded = coding.flatMap { coding in
-            let stream = ContentCodingStream(coding, direction: .decode)
-            return try? Self.rewrite(received, in: folder, update: stream.update, finish: stream.finish)
+            let stream = ContentCodingStream(coding, direction: .decode, limit: decodedLimit)
+            return try? Self.rewrite(received, in: folder, update: stream.update(_:emit:), finish: stream.finish(emit:))
         }
         defer { if let decoded { try? FileManager.default.removeItem(at: decoded.file.url) } }
         let isEncoded = coding != nil && decoded == nil
@@ -166,14 +176,13 @@ package final class SideFileSpool: Sendable {
     private static func rewrite(_ source: BodyFile, in folder: URL, concealing: StreamingReplacement?,
                                 redacting redaction: JSONStreamRedactor?) throws -> Rewritten {
         var concealing = concealing, redaction = redaction
-        return try rewrite(source, in: folder, update: { piece in
+        return try rewrite(source, in: folder, update: { piece, write in
             let concealed = concealing?.update(piece) ?? piece
-            return try redaction?.update(concealed) ?? concealed
-        }, finish: {
+            try write(try redaction?.update(concealed) ?? concealed)
+        }, finish: { write in
             let concealed = concealing?.finish() ?? Data()
-            var rest = try redaction?.update(concealed) ?? concealed
-            if let last = try redaction?.finish() { rest.append(last) }
-            return rest
+            try write(try redaction?.update(concealed) ?? concealed)
+            if let last = try redaction?.finish() { try write(last) }
         })
     }
 
@@ -183,10 +192,11 @@ package final class SideFileSpool: Sendable {
         let digest: String
     }
 
-    /// Writes `source` through `update` and `finish` (a decoder, a redactor) into a new temporary
-    /// file, hashing what is written; removes it again and throws their error when they throw.
-    private static func rewrite(_ source: BodyFile, in folder: URL, update: (Data) throws -> Data,
-                                finish: () throws -> Data) throws -> Rewritten {
+    /// Writes `source` through `update` and `finish` (a decoder, a redactor), which hand what they
+    /// make to the writer they are given, into a new temporary file, hashing what is written;
+    /// removes it again and throws their error when they throw.
+    private static func rewrite(_ source: BodyFile, in folder: URL, update: (Data, (Data) throws -> Void) throws -> Void,
+                                finish: ((Data) throws -> Void) throws -> Void) throws -> Rewritten {
         let url = temporaryName(in: folder)
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw SideFileError.unreadable(url.path, "cannot create the file")
@@ -205,12 +215,12 @@ package final class SideFileSpool: Sendable {
             var failure: (any Error)?
             do {
                 try source.read { piece in
-                    do { try write(try update(piece)) } catch { failure = error; throw error }
+                    do { try update(piece, write) } catch { failure = error; throw error }
                 }
             } catch {
                 throw failure ?? error
             }
-            try write(try finish())
+            try finish(write)
             return Rewritten(file: BodyFile(url: url, size: size), digest: hash.finalize().hexadecimal)
         } catch {
             try? FileManager.default.removeItem(at: url)

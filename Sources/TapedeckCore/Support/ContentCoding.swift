@@ -75,22 +75,11 @@ package enum ContentCoding: String, Sendable, CaseIterable {
         }
         defer { inflateEnd(&stream) }
         var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var status: Int32 = Z_OK
-        data.withUnsafeBytes { input in
-            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-            stream.avail_in = uInt(input.count)
-            repeat {
-                chunk.withUnsafeMutableBytes { out in
-                    stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                    stream.avail_out = uInt(out.count)
-                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    output.append(out.bindMemory(to: UInt8.self).baseAddress!, count: out.count - Int(stream.avail_out))
-                }
-            } while status == Z_OK && output.count <= limit && (stream.avail_in > 0 || stream.avail_out == 0)
+        let status = withUnsafeMutablePointer(to: &stream) { stream in
+            ZlibPass.run(stream, .inflate, input: data, flush: Z_NO_FLUSH, limit: limit, into: &output)
         }
         guard output.count <= limit else {
-            throw ContentCodingError(coding: self, operation: "decode", message: "it decodes past \(limit) bytes", isPastLimit: true)
+            throw .pastLimit(limit, coding: self)
         }
         guard status == Z_STREAM_END else {
             throw ContentCodingError(coding: self, operation: "decode",
@@ -112,6 +101,11 @@ package struct ContentCodingError: Error, CustomStringConvertible, Sendable {
     package var isPastLimit = false
 
     package var description: String { "cannot \(operation) \(coding.rawValue) body: \(message)" }
+
+    /// Bytes that decode past `limit` bytes.
+    static func pastLimit(_ limit: Int, coding: ContentCoding) -> ContentCodingError {
+        ContentCodingError(coding: coding, operation: "decode", message: "it decodes past \(limit) bytes", isPastLimit: true)
+    }
 }
 
 extension Body {

@@ -4,8 +4,10 @@ import Foundation
 /// Compresses or decompresses a body piece by piece with gzip or deflate, so a body too large to
 /// hold whole (a side file) can be encoded while it is sent or decoded while it is recorded.
 ///
-/// Feed the pieces in order to ``update(_:)`` and call ``finish()`` once; the outputs joined are the
-/// whole result. Not thread-safe: one stream per body.
+/// Feed the pieces in order to ``update(_:emit:)`` and call ``finish(emit:)`` once; the outputs
+/// emitted, in order, are the whole result. The output comes in pieces of at most 64 KiB, however
+/// much one input piece inflates (1 MiB of gzip can be 1 GiB of zeros), and a decoder given a
+/// `limit` throws once it has decoded past it. Not thread-safe: one stream per body.
 package final class ContentCodingStream {
     /// Which way the bytes go.
     package enum Direction: Sendable {
@@ -19,6 +21,10 @@ package final class ContentCodingStream {
     package let coding: ContentCoding
     /// Which way the bytes go.
     package let direction: Direction
+    /// The most bytes a decoder gives before it throws (``ContentCodingError/isPastLimit``); nil for none.
+    package let limit: Int?
+    /// How many bytes it gave so far.
+    private var produced = 0
     /// zlib's state, at a fixed address (zlib keeps a pointer back to it).
     private let stream: UnsafeMutablePointer<z_stream>
     private var started = false
@@ -26,10 +32,11 @@ package final class ContentCodingStream {
     /// For deflate decoding: the first bytes, held until they show zlib-wrapped or raw deflate.
     private var pending = Data()
 
-    /// Creates a stream.
-    package init(_ coding: ContentCoding, direction: Direction) {
+    /// Creates a stream; a decoder of bytes Tapedeck did not make itself needs a `limit`.
+    package init(_ coding: ContentCoding, direction: Direction, limit: Int? = nil) {
         self.coding = coding
         self.direction = direction
+        self.limit = limit
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
     }
@@ -45,36 +52,49 @@ package final class ContentCodingStream {
         stream.deallocate()
     }
 
-    /// Takes the next piece and returns the output it produced (possibly none yet).
-    package func update(_ input: Data) throws(ContentCodingError) -> Data {
+    /// Takes the next piece and hands the output it produced (possibly none yet) to `emit`.
+    package func update(_ input: Data, emit: (Data) throws -> Void) throws {
         guard !ended || direction == .decode else { throw error("the stream is already finished") }
         if direction == .decode && coding == .deflate && !started {
             pending.append(input)
-            guard pending.count >= 2 else { return Data() }
+            guard pending.count >= 2 else { return }
             let held = pending
             pending = Data()
             try start(windowBits: Self.isZlibWrapped(held) ? 15 : -15)
-            return try run(held, flush: Z_NO_FLUSH)
+            return try run(held, flush: Z_NO_FLUSH, emit: emit)
         }
         if !started { try start(windowBits: nil) }
-        return try run(input, flush: Z_NO_FLUSH)
+        try run(input, flush: Z_NO_FLUSH, emit: emit)
     }
 
-    /// Ends the body and returns the last output; throws when coded input stopped short.
-    package func finish() throws(ContentCodingError) -> Data {
+    /// Ends the body and hands the last output to `emit`; throws when coded input stopped short.
+    package func finish(emit: (Data) throws -> Void) throws {
         if !started {
             if direction == .decode && coding == .deflate && !pending.isEmpty {
                 try start(windowBits: -15)
                 let held = pending
                 pending = Data()
-                let output = try run(held, flush: Z_FINISH)
+                try run(held, flush: Z_FINISH, emit: emit)
                 guard ended else { throw error("the stream is truncated") }
-                return output
+                return
             }
             try start(windowBits: nil)
         }
-        let output = try run(Data(), flush: Z_FINISH)
+        try run(Data(), flush: Z_FINISH, emit: emit)
         if direction == .decode && !ended { throw error("the stream is truncated") }
+    }
+
+    /// ``update(_:emit:)``, the output collected.
+    package func update(_ input: Data) throws -> Data {
+        var output = Data()
+        try update(input) { output.append($0) }
+        return output
+    }
+
+    /// ``finish(emit:)``, the output collected.
+    package func finish() throws -> Data {
+        var output = Data()
+        try finish { output.append($0) }
         return output
     }
 
@@ -98,10 +118,16 @@ package final class ContentCodingStream {
         started = true
     }
 
-    private func run(_ input: Data, flush: Int32) throws(ContentCodingError) -> Data {
-        if ended { return Data() }
-        var output = Data()
-        let status = ZlibPass.run(stream, direction == .encode ? .deflate : .inflate, input: input, flush: flush, into: &output)
+    private func run(_ input: Data, flush: Int32, emit: (Data) throws -> Void) throws {
+        if ended { return }
+        let status = try ZlibPass.run(stream, direction == .encode ? .deflate : .inflate, input: input, flush: flush,
+                                      limit: limit.map { $0 - produced }) { piece in
+            produced += piece.count
+            try emit(piece)
+        }
+        if let limit, produced > limit {
+            throw ContentCodingError.pastLimit(limit, coding: coding)
+        }
         switch status {
         case Z_STREAM_END:
             ended = true
@@ -112,7 +138,6 @@ package final class ContentCodingStream {
         default:
             throw error("zlib status \(status)")
         }
-        return output
     }
 
     private func error(_ message: String) -> ContentCodingError {
