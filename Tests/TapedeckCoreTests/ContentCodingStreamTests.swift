@@ -46,6 +46,8 @@ struct ContentCodingStreamTests {
         let wrapped = try ContentCoding.deflate.encode(Self.body)
         let raw = wrapped.subdata(in: 2..<(wrapped.count - 4))
         #expect(try Self.run(ContentCodingStream(.deflate, direction: .decode), Self.pieces(raw, size: 1000)) == Self.body)
+        #expect(try ContentCoding.deflate.decode(raw) == Self.body, "the one-shot decoder reads it by the same rule")
+        #expect(try ContentCoding.deflate.decode(wrapped) == Self.body)
     }
 
     @Test("a truncated or corrupt coded body is an error, not a short body")

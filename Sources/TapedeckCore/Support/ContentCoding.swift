@@ -54,18 +54,17 @@ package enum ContentCoding: String, Sendable, CaseIterable {
 
     /// Decompresses bytes, or throws if they are not valid for this coding or decode past `limit` bytes.
     package func decode(_ data: Data, limit: Int = ContentCoding.decodedLimit) throws(ContentCodingError) -> Data {
-        switch self {
-        case .gzip:
-            return try inflate(data, windowBits: 15 + 16, limit: limit)
-        case .deflate:
-            do throws(ContentCodingError) {
-                return try inflate(data, windowBits: 15, limit: limit)
-            } catch where error.isPastLimit {
-                throw error
-            } catch {
-                return try inflate(data, windowBits: -15, limit: limit)
-            }
-        }
+        try inflate(data, windowBits: decodingWindowBits(startingWith: data), limit: limit)
+    }
+
+    /// zlib's window bits for decoding this coding from bytes that begin with `prefix` (two bytes
+    /// are enough): gzip's; for deflate, zlib-wrapped (RFC 1950) when they begin with a zlib
+    /// header (deflate, and a multiple of 31), otherwise raw deflate (RFC 1951), as some servers send it.
+    func decodingWindowBits(startingWith prefix: Data) -> Int32 {
+        guard self == .deflate else { return 15 + 16 }
+        guard prefix.count >= 2 else { return -15 }
+        let first = prefix[prefix.startIndex], second = prefix[prefix.startIndex + 1]
+        return first & 0x0f == 8 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0 ? 15 : -15
     }
 
     private func inflate(_ data: Data, windowBits: Int32, limit: Int) throws(ContentCodingError) -> Data {

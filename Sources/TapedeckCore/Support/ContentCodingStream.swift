@@ -29,7 +29,7 @@ package final class ContentCodingStream {
     private let stream: UnsafeMutablePointer<z_stream>
     private var started = false
     private var ended = false
-    /// For deflate decoding: the first bytes, held until they show zlib-wrapped or raw deflate.
+    /// For decoding: the first bytes, held until there are two, which show zlib-wrapped or raw deflate.
     private var pending = Data()
 
     /// Creates a stream; a decoder of bytes Tapedeck did not make itself needs a `limit`.
@@ -55,30 +55,25 @@ package final class ContentCodingStream {
     /// Takes the next piece and hands the output it produced (possibly none yet) to `emit`.
     package func update(_ input: Data, emit: (Data) throws -> Void) throws {
         guard !ended || direction == .decode else { throw error("the stream is already finished") }
-        if direction == .decode && coding == .deflate && !started {
+        if direction == .decode && !started {
             pending.append(input)
             guard pending.count >= 2 else { return }
             let held = pending
             pending = Data()
-            try start(windowBits: Self.isZlibWrapped(held) ? 15 : -15)
+            try start(prefix: held)
             return try run(held, flush: Z_NO_FLUSH, emit: emit)
         }
-        if !started { try start(windowBits: nil) }
+        if !started { try start(prefix: Data()) }
         try run(input, flush: Z_NO_FLUSH, emit: emit)
     }
 
     /// Ends the body and hands the last output to `emit`; throws when coded input stopped short.
     package func finish(emit: (Data) throws -> Void) throws {
         if !started {
-            if direction == .decode && coding == .deflate && !pending.isEmpty {
-                try start(windowBits: -15)
-                let held = pending
-                pending = Data()
-                try run(held, flush: Z_FINISH, emit: emit)
-                guard ended else { throw error("the stream is truncated") }
-                return
-            }
-            try start(windowBits: nil)
+            let held = pending
+            pending = Data()
+            try start(prefix: held)
+            if !held.isEmpty { try run(held, flush: Z_NO_FLUSH, emit: emit) }
         }
         try run(Data(), flush: Z_FINISH, emit: emit)
         if direction == .decode && !ended { throw error("the stream is truncated") }
@@ -98,13 +93,8 @@ package final class ContentCodingStream {
         return output
     }
 
-    /// Whether the first two bytes are a zlib header (RFC 1950): deflate, and a multiple of 31.
-    private static func isZlibWrapped(_ data: Data) -> Bool {
-        let first = data[data.startIndex], second = data[data.startIndex + 1]
-        return first & 0x0f == 8 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0
-    }
-
-    private func start(windowBits: Int32?) throws(ContentCodingError) {
+    /// Starts zlib; a decoder reads its window bits from the first bytes, `prefix`.
+    private func start(prefix: Data) throws(ContentCodingError) {
         let size = Int32(MemoryLayout<z_stream>.size)
         let status: Int32
         switch direction {
@@ -112,7 +102,7 @@ package final class ContentCodingStream {
             status = deflateInit2_(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, coding == .gzip ? 15 + 16 : 15, 8,
                                    Z_DEFAULT_STRATEGY, ZLIB_VERSION, size)
         case .decode:
-            status = inflateInit2_(stream, windowBits ?? (coding == .gzip ? 15 + 16 : 15), ZLIB_VERSION, size)
+            status = inflateInit2_(stream, coding.decodingWindowBits(startingWith: prefix), ZLIB_VERSION, size)
         }
         guard status == Z_OK else { throw error("zlib did not start") }
         started = true
