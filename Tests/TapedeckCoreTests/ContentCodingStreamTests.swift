@@ -28,7 +28,7 @@ struct ContentCodingStreamTests {
 
     @Test("encoding in pieces gives what the one-shot decoder reads back", arguments: [ContentCoding.gzip, .deflate])
     func encodeInPieces(coding: ContentCoding) throws {
-        let encoded = try Self.run(ContentCodingStream(coding, direction: .encode), Self.pieces(Self.body, size: 7_777))
+        let encoded = try Self.run(ContentCodingStream(encoding: coding), Self.pieces(Self.body, size: 7_777))
         #expect(encoded.count < Self.body.count)
         #expect(try coding.decode(encoded) == Self.body)
     }
@@ -36,16 +36,16 @@ struct ContentCodingStreamTests {
     @Test("decoding in pieces, down to one byte at a time, gives the body back", arguments: [ContentCoding.gzip, .deflate])
     func decodeInPieces(coding: ContentCoding) throws {
         let encoded = try coding.encode(Self.body)
-        #expect(try Self.run(ContentCodingStream(coding, direction: .decode), Self.pieces(encoded, size: 4096)) == Self.body)
+        #expect(try Self.run(ContentCodingStream(decoding: coding), Self.pieces(encoded, size: 4096)) == Self.body)
         let small = try coding.encode(Data("hello".utf8))
-        #expect(try Self.run(ContentCodingStream(coding, direction: .decode), Self.pieces(small, size: 1)) == Data("hello".utf8))
+        #expect(try Self.run(ContentCodingStream(decoding: coding), Self.pieces(small, size: 1)) == Data("hello".utf8))
     }
 
     @Test("raw deflate (no zlib wrapper), as some servers send it, decodes too")
     func rawDeflate() throws {
         let wrapped = try ContentCoding.deflate.encode(Self.body)
         let raw = wrapped.subdata(in: 2..<(wrapped.count - 4))
-        #expect(try Self.run(ContentCodingStream(.deflate, direction: .decode), Self.pieces(raw, size: 1000)) == Self.body)
+        #expect(try Self.run(ContentCodingStream(decoding: .deflate), Self.pieces(raw, size: 1000)) == Self.body)
         #expect(try ContentCoding.deflate.decode(raw) == Self.body, "the one-shot decoder reads it by the same rule")
         #expect(try ContentCoding.deflate.decode(wrapped) == Self.body)
     }
@@ -54,12 +54,12 @@ struct ContentCodingStreamTests {
     func badInput() throws {
         let encoded = try ContentCoding.gzip.encode(Self.body)
         #expect(throws: ContentCodingError.self) {
-            try Self.run(ContentCodingStream(.gzip, direction: .decode), [encoded.prefix(encoded.count / 2)])
+            try Self.run(ContentCodingStream(decoding: .gzip), [encoded.prefix(encoded.count / 2)])
         }
         #expect(throws: ContentCodingError.self) {
-            try Self.run(ContentCodingStream(.gzip, direction: .decode), [Data([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3])])
+            try Self.run(ContentCodingStream(decoding: .gzip), [Data([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3])])
         }
-        let finished = ContentCodingStream(.gzip, direction: .encode)
+        let finished = ContentCodingStream(encoding: .gzip)
         _ = try finished.finish()
         #expect(throws: ContentCodingError.self) { try finished.update(Data("late".utf8)) }
     }
@@ -69,14 +69,14 @@ struct ContentCodingStreamTests {
         let bomb = try ContentCoding.gzip.encode(Data(count: 16 << 20))
         #expect(bomb.count < 64 << 10)
         var sizes: [Int] = []
-        let unbounded = ContentCodingStream(.gzip, direction: .decode)
+        let unbounded = ContentCodingStream(decoding: .gzip, limit: nil)
         try unbounded.update(bomb) { sizes.append($0.count) }
         try unbounded.finish { sizes.append($0.count) }
         #expect(sizes.reduce(0, +) == 16 << 20)
         #expect(sizes.allSatisfy { $0 <= 64 << 10 })
 
         var decoded = 0
-        let bounded = ContentCodingStream(.gzip, direction: .decode, limit: 1 << 20)
+        let bounded = ContentCodingStream(decoding: .gzip, limit: 1 << 20)
         let error = #expect(throws: ContentCodingError.self) { try bounded.update(bomb) { decoded += $0.count } }
         #expect(error?.isPastLimit == true)
         #expect(error?.description == "cannot decode gzip body: it decodes past 1048576 bytes")
@@ -85,7 +85,7 @@ struct ContentCodingStreamTests {
 
     @Test("an empty body encodes to a valid empty stream")
     func emptyBody() throws {
-        let encoded = try Self.run(ContentCodingStream(.gzip, direction: .encode), [])
+        let encoded = try Self.run(ContentCodingStream(encoding: .gzip), [])
         #expect(try ContentCoding.gzip.decode(encoded).isEmpty)
     }
 }

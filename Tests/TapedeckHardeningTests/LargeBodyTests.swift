@@ -218,7 +218,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: destination.path, contents: nil)
         let output = try FileHandle(forWritingTo: destination)
         defer { try? output.close() }
-        let decoder = ContentCodingStream(.gzip, direction: .decode)
+        let decoder = ContentCodingStream(decoding: .gzip, limit: nil)
         while let piece = try input.read(upToCount: 1 << 20), !piece.isEmpty { try decoder.update(piece) { try output.write(contentsOf: $0) } }
         try decoder.finish { try output.write(contentsOf: $0) }
     }

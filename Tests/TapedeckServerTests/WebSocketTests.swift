@@ -4,6 +4,23 @@ import TapedeckCore
 import TapedeckTestSupport
 import Testing
 
+/// What `scripts/ws_calls.py` prints; a client that fails is a failed expectation naming its exit and error.
+private func talk(_ url: String, _ steps: [String], proxy: String? = nil, cafile: URL? = nil,
+                  showExtensions: Bool = false) async throws -> String {
+    var options = showExtensions ? ["--show-extensions"] : []
+    if let proxy { options += ["--proxy", proxy] }
+    if let cafile { options += ["--cafile", cafile.path] }
+    let result = try await Subprocess.run(executable: "/usr/bin/env",
+                                          arguments: WebSocketCalls.arguments(url, options: options, steps: steps))
+    #expect(result.status == 0, "\(result.text)(exit \(result.status): \(result.error))")
+    return result.text
+}
+
+/// `path` on the WebSocket scheme of an `http://` base.
+private func webSocketURL(_ base: String, _ path: String) -> String {
+    base.replacingOccurrences(of: "http://", with: "ws://") + path
+}
+
 /// WebSocket conversations recorded from a live service and replayed (SPEC section 13), with
 /// Python's `websockets` as the client (`scripts/ws_calls.py`) and as the service
 /// (`scripts/ws_upstream.py`, which offers permessage-deflate), and headless Chromium from a page.
@@ -13,26 +30,10 @@ import Testing
     private static let steps = ["recv", #"send:{"op":"join","room":"a","password":"hunter2"}"#, "recv", "send:frag", "recv",
                                 "bin:010203", "recv", "ping", "close:1000:done"]
 
-    /// What `scripts/ws_calls.py` prints.
-    private func talk(_ url: String, _ steps: [String], proxy: String? = nil, cafile: URL? = nil,
-                      showExtensions: Bool = false) async throws -> String {
-        var options = showExtensions ? ["--show-extensions"] : []
-        if let proxy { options += ["--proxy", proxy] }
-        if let cafile { options += ["--cafile", cafile.path] }
-        let result = try await Subprocess.run(executable: "/usr/bin/env",
-                                              arguments: WebSocketCalls.arguments(url, options: options, steps: steps))
-        #expect(result.status == 0, "\(result.text) \(result.error)")
-        return result.text
-    }
-
     /// The WebSocket service behind TLS, with a certificate for 127.0.0.1 made for the test.
     private func secureUpstream(in directory: URL) throws -> (ExampleUpstream, certificate: URL) {
         let (certificate, key) = try LoopbackCertificate.make(in: directory)
         return (try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path]), certificate)
-    }
-
-    private func webSocketURL(_ base: String, _ path: String) -> String {
-        base.replacingOccurrences(of: "http://", with: "ws://") + path
     }
 
     @Test func aConversationIsRecordedWholeAndReplayedAsItWasHeard() async throws {
@@ -342,12 +343,6 @@ import Testing
         return UInt16(bytes[bytes.startIndex]) << 8 | UInt16(bytes[bytes.startIndex + 1])
     }
 
-    private func talk(_ base: String, _ steps: [String]) async throws -> String {
-        let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/chat"
-        let result = try await Subprocess.run(executable: "/usr/bin/env", arguments: WebSocketCalls.arguments(url, steps: steps))
-        return result.status == 0 ? result.text : "\(result.text)(exit \(result.status): \(result.error))"
-    }
-
     /// Each bad frame (masked, but for the unmasked one) and the close code it earns.
     enum BadFrame: String, CaseIterable, CustomTestStringConvertible {
         case unmasked = "an unmasked client frame"
@@ -413,7 +408,7 @@ import Testing
             bystander.send(Data([0x81, 0x82, 1, 2, 3, 4, UInt8(ascii: "h") ^ 1, UInt8(ascii: "i") ^ 2]))
             let (more, _) = await bystander.read { $0.range(of: Data("bye".utf8)) != nil }
             #expect(more.range(of: Data("bye".utf8)) != nil, "\(what): the bystander's conversation goes on")
-            let after = try await talk(harness.base, ["recv", "send:hi", "recv"])
+            let after = try await talk(webSocketURL(harness.base, "/chat"), ["recv", "send:hi", "recv"])
             #expect(after.hasPrefix("text hello\ntext bye\n"), "\(what): a new conversation after it heard \(after)")
         }
     }

@@ -96,7 +96,7 @@ package final class SideFileSpool: Sendable {
         defer { discard() }
         let coding = ContentCoding(header: contentEncoding)
         let decoded = coding.flatMap { coding in
-            let stream = ContentCodingStream(coding, direction: .decode, limit: decodedLimit)
+            let stream = ContentCodingStream(decoding: coding, limit: decodedLimit)
             return try? Self.rewrite(received, in: folder, update: stream.update(_:emit:), finish: stream.finish(emit:))
         }
         defer { if let decoded { try? FileManager.default.removeItem(at: decoded.file.url) } }

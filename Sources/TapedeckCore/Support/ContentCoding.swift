@@ -21,8 +21,7 @@ package enum ContentCoding: String, Sendable, CaseIterable {
     /// Compresses bytes; the output is deterministic for the same input.
     package func encode(_ data: Data) throws(ContentCodingError) -> Data {
         var stream = z_stream()
-        let windowBits: Int32 = self == .gzip ? 15 + 16 : 15
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY,
+        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, encodingWindowBits, 8, Z_DEFAULT_STRATEGY,
                             ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw ContentCodingError(coding: self, operation: "encode", message: "zlib did not start")
         }
@@ -52,10 +51,17 @@ package enum ContentCoding: String, Sendable, CaseIterable {
     /// as they came, as bytes that are not valid gzip are.
     package static let decodedLimit = 64 << 20
 
-    /// Decompresses bytes, or throws if they are not valid for this coding or decode past `limit` bytes.
+    /// Decompresses bytes, or throws if they are not valid for this coding
+    /// or decode past `limit` bytes: a ``ContentCodingStream`` fed once.
     package func decode(_ data: Data, limit: Int = ContentCoding.decodedLimit) throws(ContentCodingError) -> Data {
-        try inflate(data, windowBits: decodingWindowBits(startingWith: data), limit: limit)
+        let stream = ContentCodingStream(decoding: self, limit: limit)
+        var output = try stream.update(data)
+        output.append(try stream.finish())
+        return output
     }
+
+    /// zlib's window bits for encoding: gzip's header and trailer, or deflate's zlib wrapper (RFC 1950).
+    var encodingWindowBits: Int32 { self == .gzip ? 15 + 16 : 15 }
 
     /// zlib's window bits for decoding this coding from bytes that begin with `prefix` (two bytes
     /// are enough): gzip's; for deflate, zlib-wrapped (RFC 1950) when they begin with a zlib
@@ -65,26 +71,6 @@ package enum ContentCoding: String, Sendable, CaseIterable {
         guard prefix.count >= 2 else { return -15 }
         let first = prefix[prefix.startIndex], second = prefix[prefix.startIndex + 1]
         return first & 0x0f == 8 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0 ? 15 : -15
-    }
-
-    private func inflate(_ data: Data, windowBits: Int32, limit: Int) throws(ContentCodingError) -> Data {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ContentCodingError(coding: self, operation: "decode", message: "zlib did not start")
-        }
-        defer { inflateEnd(&stream) }
-        var output = Data()
-        let status = withUnsafeMutablePointer(to: &stream) { stream in
-            ZlibPass.run(stream, .inflate, input: data, flush: Z_NO_FLUSH, limit: limit, into: &output)
-        }
-        guard output.count <= limit else {
-            throw .pastLimit(limit, coding: self)
-        }
-        guard status == Z_STREAM_END else {
-            throw ContentCodingError(coding: self, operation: "decode",
-                                     message: status == Z_OK ? "the stream is truncated" : "zlib status \(status)")
-        }
-        return output
     }
 }
 

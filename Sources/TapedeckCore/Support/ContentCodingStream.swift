@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Feed the pieces in order to ``update(_:emit:)`` and call ``finish(emit:)`` once; the outputs
 /// emitted, in order, are the whole result. The output comes in pieces of at most 64 KiB, however
-/// much one input piece inflates (1 MiB of gzip can be 1 GiB of zeros), and a decoder given a
-/// `limit` throws once it has decoded past it. Not thread-safe: one stream per body.
+/// much one input piece inflates (1 MiB of gzip can be 1 GiB of zeros), and a decoder throws once
+/// it has decoded past its limit. Not thread-safe: one stream per body.
 package final class ContentCodingStream {
     /// Which way the bytes go.
     package enum Direction: Sendable {
@@ -32,8 +32,18 @@ package final class ContentCodingStream {
     /// For decoding: the first bytes, held until there are two, which show zlib-wrapped or raw deflate.
     private var pending = Data()
 
-    /// Creates a stream; a decoder of bytes Tapedeck did not make itself needs a `limit`.
-    package init(_ coding: ContentCoding, direction: Direction, limit: Int? = nil) {
+    /// Creates an encoder: plain bytes in, `coding`'s bytes out.
+    package convenience init(encoding coding: ContentCoding) {
+        self.init(coding, direction: .encode, limit: nil)
+    }
+
+    /// Creates a decoder that throws once it has given more than `limit` bytes; nil only for bytes
+    /// Tapedeck made itself (a decoder of what a client, an upstream or a cassette sent needs a bound).
+    package convenience init(decoding coding: ContentCoding, limit: Int? = ContentCoding.decodedLimit) {
+        self.init(coding, direction: .decode, limit: limit)
+    }
+
+    private init(_ coding: ContentCoding, direction: Direction, limit: Int?) {
         self.coding = coding
         self.direction = direction
         self.limit = limit
@@ -80,16 +90,25 @@ package final class ContentCodingStream {
     }
 
     /// ``update(_:emit:)``, the output collected.
-    package func update(_ input: Data) throws -> Data {
-        var output = Data()
-        try update(input) { output.append($0) }
-        return output
+    package func update(_ input: Data) throws(ContentCodingError) -> Data {
+        try collecting { try update(input, emit: $0) }
     }
 
     /// ``finish(emit:)``, the output collected.
-    package func finish() throws -> Data {
+    package func finish() throws(ContentCodingError) -> Data {
+        try collecting { try finish(emit: $0) }
+    }
+
+    /// Runs `step` with an `emit` that appends to the output it returns; only zlib throws then.
+    private func collecting(_ step: ((Data) -> Void) throws -> Void) throws(ContentCodingError) -> Data {
         var output = Data()
-        try finish { output.append($0) }
+        do {
+            try step { output.append($0) }
+        } catch let error as ContentCodingError {
+            throw error
+        } catch {
+            preconditionFailure("appending cannot throw: \(error)")
+        }
         return output
     }
 
@@ -99,7 +118,7 @@ package final class ContentCodingStream {
         let status: Int32
         switch direction {
         case .encode:
-            status = deflateInit2_(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, coding == .gzip ? 15 + 16 : 15, 8,
+            status = deflateInit2_(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, coding.encodingWindowBits, 8,
                                    Z_DEFAULT_STRATEGY, ZLIB_VERSION, size)
         case .decode:
             status = inflateInit2_(stream, coding.decodingWindowBits(startingWith: prefix), ZLIB_VERSION, size)

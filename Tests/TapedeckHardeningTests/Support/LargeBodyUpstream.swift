@@ -160,7 +160,7 @@ private final class LargeBodyHandler: ChannelInboundHandler {
             headers.add(name: "Content-Length", value: "\(size)")
         }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-        sending = Sending(pattern: LargeBodyPattern(size: size), gzip: gzip ? ContentCodingStream(.gzip, direction: .encode) : nil)
+        sending = Sending(pattern: LargeBodyPattern(size: size), gzip: gzip ? ContentCodingStream(encoding: .gzip) : nil)
         writeMore(context: context)
     }
 
