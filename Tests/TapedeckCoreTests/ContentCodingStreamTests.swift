@@ -83,6 +83,19 @@ struct ContentCodingStreamTests {
         #expect(decoded <= (1 << 20) + (64 << 10))
     }
 
+    @Test("a decoder made without a limit stops at ContentCoding.decodedLimit")
+    func decodersAreBoundedByDefault() throws {
+        let bomb = try ContentCoding.gzip.encode(Data(count: ContentCoding.decodedLimit + 1))
+        var decoded = 0
+        let error = #expect(throws: ContentCodingError.self) {
+            let decoder = ContentCodingStream(decoding: .gzip)
+            try decoder.update(bomb) { decoded += $0.count }
+            try decoder.finish { decoded += $0.count }
+        }
+        #expect(error?.isPastLimit == true)
+        #expect(decoded <= ContentCoding.decodedLimit + (64 << 10))
+    }
+
     @Test("an empty body encodes to a valid empty stream")
     func emptyBody() throws {
         let encoded = try Self.run(ContentCodingStream(encoding: .gzip), [])
