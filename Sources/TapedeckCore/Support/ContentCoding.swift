@@ -18,30 +18,9 @@ package enum ContentCoding: String, Sendable, CaseIterable {
         }
     }
 
-    /// Compresses bytes; the output is deterministic for the same input.
+    /// Compresses bytes; the output is deterministic for the same input: a ``ContentCodingStream`` fed once.
     package func encode(_ data: Data) throws(ContentCodingError) -> Data {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, encodingWindowBits, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ContentCodingError(coding: self, operation: "encode", message: "zlib did not start")
-        }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, uLong(data.count))) + 32
-        var output = Data(count: bound)
-        let status: Int32 = data.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { out in
-                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = out.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(out.count)
-                return CZlib.deflate(&stream, Z_FINISH)
-            }
-        }
-        guard status == Z_STREAM_END else {
-            throw ContentCodingError(coding: self, operation: "encode", message: "zlib status \(status)")
-        }
-        output.count = Int(stream.total_out)
-        return output
+        try ContentCodingStream(encoding: self).whole(data)
     }
 
     /// The most bytes a body or a gRPC message decodes to in memory: 64 MiB, the servers' default
@@ -54,10 +33,7 @@ package enum ContentCoding: String, Sendable, CaseIterable {
     /// Decompresses bytes, or throws if they are not valid for this coding
     /// or decode past `limit` bytes: a ``ContentCodingStream`` fed once.
     package func decode(_ data: Data, limit: Int = ContentCoding.decodedLimit) throws(ContentCodingError) -> Data {
-        let stream = ContentCodingStream(decoding: self, limit: limit)
-        var output = try stream.update(data)
-        output.append(try stream.finish())
-        return output
+        try ContentCodingStream(decoding: self, limit: limit).whole(data)
     }
 
     /// zlib's window bits for encoding: gzip's header and trailer, or deflate's zlib wrapper (RFC 1950).

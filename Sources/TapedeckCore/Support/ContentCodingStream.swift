@@ -66,9 +66,9 @@ package final class ContentCodingStream {
     package func update(_ input: Data, emit: (Data) throws -> Void) throws {
         guard !ended || direction == .decode else { throw error("the stream is already finished") }
         if direction == .decode && !started {
-            pending.append(input)
-            guard pending.count >= 2 else { return }
-            let held = pending
+            // Only the first byte of a body that comes one byte at a time is ever held (and copied).
+            let held = pending.isEmpty ? input : pending + input
+            guard held.count >= 2 else { pending = held; return }
             pending = Data()
             try start(prefix: held)
             return try run(held, flush: Z_NO_FLUSH, emit: emit)
@@ -97,6 +97,13 @@ package final class ContentCodingStream {
     /// ``finish(emit:)``, the output collected.
     package func finish() throws(ContentCodingError) -> Data {
         try collecting { try finish(emit: $0) }
+    }
+
+    /// A whole body in one piece: ``update(_:)`` then ``finish()``, the outputs joined.
+    package func whole(_ input: Data) throws(ContentCodingError) -> Data {
+        var output = try update(input)
+        output.append(try finish())
+        return output
     }
 
     /// Runs `step` with an `emit` that appends to the output it returns; only zlib throws then.
