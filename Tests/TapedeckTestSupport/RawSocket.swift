@@ -12,18 +12,27 @@ public final class RawSocket: @unchecked Sendable {
     /// Connects to a port on 127.0.0.1; reads give up after `timeout` seconds (times
     /// ``Deadlines/scale`` under a sanitizer).
     public init(port: Int, timeout: Int = 10) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw RawSocketError(message: "socket() failed: errno \(errno)") }
+        // The descriptor stays local until it is connected: once `socket` is set, a throw runs
+        // `deinit`, which closes it, and a second close here would close whatever descriptor
+        // another test's thread opened under the same number meanwhile (a pipe, whose reader then
+        // read another curl's output).
+        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw RawSocketError(message: "socket() failed: errno \(errno)") }
         var time = timeval(tv_sec: timeout * Deadlines.scale, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(socket); throw RawSocketError(message: "connect to 127.0.0.1:\(port) failed: errno \(errno)") }
+        guard connected == 0 else {
+            let error = errno
+            close(descriptor)
+            throw RawSocketError(message: "connect to 127.0.0.1:\(port) failed: errno \(error)")
+        }
+        socket = descriptor
     }
 
     deinit { close(socket) }
