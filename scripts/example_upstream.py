@@ -21,7 +21,8 @@ Endpoints:
     GET  /image.png             200 image/png         a 16x16 gradient PNG made in code
     GET  /gzip-json             200 application/json  with Content-Encoding: gzip
     GET  /gzip-zeros?size=N     200 application/octet-stream  N zero bytes in gzip (a
-                                compression bomb, at the size a test asks for)
+                                compression bomb, at the size a test asks for, up to
+                                4 GiB; 400 for a larger or malformed size)
     GET  /users?team=empty      404 application/json  {"error":"team not found"}
     GET  /users[?team=core]     200 application/json  a list of users
     GET  /events                200 text/event-stream three events about 50 ms apart, then close
@@ -218,10 +219,22 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, "application/json", gzip.compress(payload, mtime=0),
                   {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
 
+    # The largest /gzip-zeros answer: 4 GiB of zeros are about 4 MB of gzip.
+    GZIP_ZEROS_LIMIT = 4 << 30
+
     def do_route_gzip_zeros(self, query, body):
-        size = int(query.get("size", ["0"])[0])
-        self.send(200, "application/octet-stream", gzip.compress(bytes(size), mtime=0),
-                  {"Content-Encoding": "gzip"})
+        text = query.get("size", ["0"])[0]
+        if not text.isdigit() or int(text) > self.GZIP_ZEROS_LIMIT:
+            self.send_json(400, {"error": f"size must be a whole number of bytes up to {self.GZIP_ZEROS_LIMIT}"})
+            return
+        # Compressed a mebibyte at a time: the zeros are never all in memory.
+        compressor = zlib.compressobj(wbits=31)  # gzip's header and trailer
+        zeros, left, pieces = bytes(1 << 20), int(text), []
+        while left > 0:
+            pieces.append(compressor.compress(zeros[:min(left, len(zeros))]))
+            left -= len(zeros)
+        pieces.append(compressor.flush())
+        self.send(200, "application/octet-stream", b"".join(pieces), {"Content-Encoding": "gzip"})
 
     def do_route_users(self, query, body):
         team = query.get("team", [None])[0]
