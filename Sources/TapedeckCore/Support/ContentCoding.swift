@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 
 /// A `Content-Encoding` that Tapedeck stores decoded and encodes again on replay.
