@@ -224,15 +224,15 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_route_gzip_zeros(self, query, body):
         text = query.get("size", ["0"])[0]
-        if not text.isdigit() or int(text) > self.GZIP_ZEROS_LIMIT:
+        size = int(text) if text.isdigit() else -1
+        if not 0 <= size <= self.GZIP_ZEROS_LIMIT:
             self.send_json(400, {"error": f"size must be a whole number of bytes up to {self.GZIP_ZEROS_LIMIT}"})
             return
         # Compressed a mebibyte at a time: the zeros are never all in memory.
         compressor = zlib.compressobj(wbits=31)  # gzip's header and trailer
-        zeros, left, pieces = bytes(1 << 20), int(text), []
-        while left > 0:
-            pieces.append(compressor.compress(zeros[:min(left, len(zeros))]))
-            left -= len(zeros)
+        zeros, pieces = memoryview(bytes(1 << 20)), []
+        for start in range(0, size, len(zeros)):
+            pieces.append(compressor.compress(zeros[:min(size - start, len(zeros))]))
         pieces.append(compressor.flush())
         self.send(200, "application/octet-stream", b"".join(pieces), {"Content-Encoding": "gzip"})
 
