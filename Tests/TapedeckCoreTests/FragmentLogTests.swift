@@ -46,6 +46,22 @@ struct FragmentLogTests {
                 "a copy taken before is untouched by releasing and appending")
     }
 
+    @Test("appending after a seal leaves the runs a saved copy holds where they are, and the bytes whole")
+    func appendingAfterASealCopiesNothing() {
+        var log = FragmentLog()
+        for index in 0..<3 { log.append { $0 += Self.fragment(index) } }
+        log.seal()
+        let saved = log
+        for index in 3..<6 { log.append { $0 += Self.fragment(index) } }
+        let address = { (piece: FragmentLog.Piece) in piece.withUnsafeBufferPointer { $0.baseAddress } }
+        #expect(address(log.pieces(from: 0)[0]) == address(saved.pieces(from: 0)[0]),
+                "the run the copy holds is still shared: the append went to a new run")
+        let expected = (0..<6).map { (Array(",\n    ".utf8) + Self.fragment($0))[...] }
+        #expect(Self.joined(log.pieces(from: 0)) == Self.joined(expected))
+        #expect(Self.joined(log.pieces(from: 4)) == Self.joined(Array(expected[4...])))
+        #expect(Self.joined(saved.pieces(from: 0)) == Self.joined(Array(expected[..<3])))
+    }
+
     @Test("the first item of a file has no comma before it; later ones keep theirs")
     func firstItemDropsTheComma() {
         var log = FragmentLog()

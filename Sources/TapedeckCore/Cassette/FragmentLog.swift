@@ -2,8 +2,9 @@
 /// after its separator, kept as runs of contiguous bytes: a save writes the runs as they are,
 /// and encoding appends to the last run, so no interaction has a buffer of its own.
 ///
-/// A value type: a save takes a copy while recording goes on, and the next append then copies
-/// the last run once, never the whole log. Runs no save needs any more are released from the front.
+/// A value type: a save seals the log (``seal()``) and takes a copy while recording goes on; the
+/// next append starts a run of its own, so no run a save holds is copied. Runs no save needs any
+/// more are released from the front.
 struct FragmentLog: Sendable {
     /// Bytes handed to the file, in order.
     typealias Piece = ArraySlice<UInt8>
@@ -25,6 +26,8 @@ struct FragmentLog: Sendable {
 
     /// How many fragments were appended.
     private(set) var count = 0
+    /// Whether the next fragment starts a new run: the last one is shared with a save.
+    private var isSealed = false
 
     /// Encodes `interactions` one after another with `encode`.
     init(_ interactions: [Interaction], encode: (Interaction, inout [UInt8]) -> Void) {
@@ -36,7 +39,8 @@ struct FragmentLog: Sendable {
 
     /// Appends one fragment, which `encode` appends to the bytes it is given.
     mutating func append(_ encode: (inout [UInt8]) -> Void) {
-        if runs.isEmpty || runs[runs.count - 1].bytes.count >= Self.runSize {
+        if runs.isEmpty || isSealed || runs[runs.count - 1].bytes.count >= Self.runSize {
+            isSealed = false
             var run = Run(first: count)
             run.bytes.reserveCapacity(Self.runSize + Self.runSize / 4)
             runs.append(run)
@@ -46,6 +50,12 @@ struct FragmentLog: Sendable {
         runs[last].bytes.append(contentsOf: Self.separator)
         encode(&runs[last].bytes)
         count += 1
+    }
+
+    /// Ends the last run before a save copies the log: appending to a run the copy shares would
+    /// copy all of it (up to ``runSize`` bytes), once after every save.
+    mutating func seal() {
+        isSealed = true
     }
 
     /// Forgets the runs whose fragments all come before fragment `index`; the last run is kept.

@@ -54,10 +54,10 @@ package enum GRPCCall {
         return (head, trailers)
     }
 
-    /// The interaction with its gRPC bodies kept as message lists (`{"grpc": [...]}`), compressed
-    /// messages decompressed (``decompressed(_:encoding:)``).
-    package static func keepingMessages(_ interaction: Interaction) -> Interaction {
-        var interaction = interaction
+    /// Keeps the interaction's gRPC bodies as message lists (`{"grpc": [...]}`), compressed
+    /// messages decompressed (``decompressed(_:encoding:)``). In place: the recording proxy asks
+    /// it of every exchange, most of them not gRPC, and a copy of the interaction each time cost more.
+    package static func keepMessages(in interaction: inout Interaction) {
         if isGRPC(interaction.request) {
             interaction.request.body = keptAsMessages(interaction.request.body, encoding: interaction.request.headers["grpc-encoding"])
         }
@@ -67,7 +67,6 @@ package enum GRPCCall {
             interaction.response.body = keptAsMessages(interaction.response.body, encoding: encoding)
             interaction.chunks = interaction.chunks?.map { StreamChunk(atMs: $0.atMs, data: decompressed($0.data, encoding: encoding)) }
         }
-        return interaction
     }
 
     /// A body kept as its messages, decompressed, with their times; one in a side file (a large

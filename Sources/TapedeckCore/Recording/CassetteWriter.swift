@@ -110,6 +110,7 @@ final class CassetteWriter: Sendable {
             state.scheduled = false
             guard state.dirty else { return nil }
             state.dirty = false
+            state.recorded.seal()
             return (state.meta, state.existing, state.existingFragments, state.existingCount, state.recorded)
         }
         guard let (meta, existing, encodedExisting, existingCount, recorded) = snapshot else { return state.withLock { $0.lastError } }

@@ -134,7 +134,8 @@ package final class Recorder: Sendable {
         }
         if let beforeRecord { interaction = beforeRecord(interaction) }
         // Messages decompressed first, so that redaction and the secrets see them as they are.
-        var clean = cleaned(GRPCCall.keepingMessages(interaction))
+        GRPCCall.keepMessages(in: &interaction)
+        var clean = cleaned(interaction)
         clean.request.headers.removeHopByHop()
         clean.response.headers.removeHopByHop()
         writer.append(clean)
@@ -145,10 +146,9 @@ package final class Recorder: Sendable {
     /// piece by piece as its spool installed it (``spoolForLargeBody(contentType:)``) and is not
     /// read whole again, even when cleaning brought it under ``Body/wholeReadLimit`` (a 32 MiB JSON
     /// body parsed whole takes hundreds of MB).
-    private func cleaned(_ interaction: Interaction) -> Interaction {
-        let spooledRequest = interaction.request.body.file == nil ? nil : interaction.request.body
-        let spooledResponse = interaction.response.body.file == nil ? nil : interaction.response.body
-        var inMemory = interaction
+    private func cleaned(_ inMemory: consuming Interaction) -> Interaction {
+        let spooledRequest = inMemory.request.body.file == nil ? nil : inMemory.request.body
+        let spooledResponse = inMemory.response.body.file == nil ? nil : inMemory.response.body
         if spooledRequest != nil { inMemory.request.body = .empty }
         if spooledResponse != nil { inMemory.response.body = .empty }
         var (clean, _) = redactor.redact(secrets.conceal(inMemory))

@@ -107,19 +107,19 @@ public struct Secrets: Sendable, Hashable {
     public static func placeholder(_ name: String) -> String { "<\(name)>" }
 
     /// The interaction with every secret value replaced by its placeholder, request and response.
-    public func conceal(_ interaction: Interaction) -> Interaction {
+    public func conceal(_ interaction: consuming Interaction) -> Interaction {
         guard !isEmpty else { return interaction }
         var result = interaction
-        result.request = conceal(interaction.request)
-        result.response.headers = replacing(in: interaction.response.headers, pairs: concealing)
-        result.response.trailers = interaction.response.trailers.map { replacing(in: $0, pairs: concealing) }
-        result.response.body = replacing(in: interaction.response.body, pairs: concealing)
+        result.request = conceal(result.request)
+        result.response.headers = replacing(in: result.response.headers, pairs: concealing)
+        result.response.trailers = result.response.trailers.map { replacing(in: $0, pairs: concealing) }
+        result.response.body = replacing(in: result.response.body, pairs: concealing)
         // A gRPC answer's pieces are framed messages, replaced message by message as its body is.
-        let layout: Layout = GRPCCall.isGRPC(contentType: interaction.response.headers["Content-Type"]) ? .grpcHeld : .plain
-        result.chunks = interaction.chunks?.map { chunk in
+        let layout: Layout = GRPCCall.isGRPC(contentType: result.response.headers["Content-Type"]) ? .grpcHeld : .plain
+        result.chunks = result.chunks?.map { chunk in
             StreamChunk(atMs: chunk.atMs, data: replacing(in: chunk.data, pairs: concealing, as: layout))
         }
-        result.websocket = interaction.websocket?.map { message in
+        result.websocket = result.websocket?.map { message in
             var message = message
             message.content = conceal(message.content)
             return message
