@@ -44,6 +44,7 @@ import Testing
             let trailers = trailerFields(verbose)
             #expect(trailers.contains("grpc-status: 0") && trailers.contains("grpc-message: fine"), "\(verbose)")
             #expect(verbose.contains("reply"))
+            #expect(!verbose.lowercased().contains("content-length"), "the stream's end frames the body, as for gRPC: \(verbose)")
 
             // HTTP/1.1 with TE: trailers: chunked, the trailers after the last chunk.
             let asking = try RawSocket(port: harness.server.port)

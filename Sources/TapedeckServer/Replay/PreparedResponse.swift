@@ -107,16 +107,20 @@ package final class PreparedResponse: Sendable {
                                 isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, recorded: nil)
     }
 
-    /// The response as framed for this request: trailers go to an HTTP/2 client, and to an
-    /// HTTP/1.1 client that sent `TE: trailers` (chunked, so without Content-Length); any other
-    /// client gets the response without them.
+    /// The response as framed for this request, by the one rule of trailers (SPEC 12), which
+    /// ``ResponseSink/send(_:body:trailers:)`` follows too: trailers go to a client that takes them
+    /// (``IncomingRequest/takesTrailers``: HTTP/2, or HTTP/1.1 with `TE: trailers`), and an answer
+    /// that ends with them has no Content-Length, its body ending with the stream (HTTP/2) or in
+    /// chunks (HTTP/1.1), as a gRPC server's does. Any other client gets the response without
+    /// them, its length kept.
     package func framed(for request: IncomingRequest) -> PreparedResponse {
         // A HEAD answer has no body to follow, and keeps the Content-Length it describes.
-        guard trailers != nil, request.version.major < 2, request.head.method != .head else { return self }
+        guard trailers != nil, request.head.method != .head else { return self }
         guard request.takesTrailers else { return with(trailers: nil) }
-        var chunked = head
-        chunked.headers.remove(name: "Content-Length")
-        return with(head: chunked, trailers: trailers)
+        guard head.headers.contains(name: "Content-Length") else { return self }
+        var unmeasured = head
+        unmeasured.headers.remove(name: "Content-Length")
+        return with(head: unmeasured, trailers: trailers)
     }
 
     /// A gRPC answer as a call with `deadline` gets it when `delay` would end it later (SPEC 12):

@@ -49,12 +49,12 @@ package struct ResponseSink: Sendable {
         }
     }
 
-    /// Sends a whole response at once, with `trailers` after the body when the client takes them.
+    /// Sends a whole response at once, with `trailers` after the body when the client takes them:
+    /// framed as ``PreparedResponse/framed(for:)`` says, with a Content-Length only when no trailers follow.
     package func send(_ response: HTTPResponse, body: ByteBuffer = ByteBuffer(), trailers: HTTPFields? = nil) {
         var response = response
         let trailers = takesTrailers ? trailers.map(HTTPHeaders.init) : nil
         if trailers == nil {
-            // With trailers the body is framed by the stream's end (HTTP/2) or by chunks (HTTP/1.1).
             response.headerFields[.contentLength] = String(body.readableBytes)
         }
         let head = HTTPResponseHead(response)
