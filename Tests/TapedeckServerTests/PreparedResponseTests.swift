@@ -23,6 +23,22 @@ import Testing
         #expect(plain.head.headers["Content-Length"] == [String(text.count)])
     }
 
+    @Test func eachVariantIsMadeOnceAndServedAgain() throws {
+        let interaction = Interaction(
+            request: CassetteRequest(method: "GET", url: "http://h/page"),
+            response: CassetteResponse(status: 200, headers: ["Content-Type": "text/plain", "Content-Encoding": "gzip"], body: Body(text)))
+        let prepared = try PreparedResponse(interaction)
+        #expect(prepared.negotiated(acceptEncoding: "gzip") === prepared, "the recorded coding is the prepared response itself")
+        let plain = prepared.negotiated(acceptEncoding: nil)
+        #expect(prepared.negotiated(acceptEncoding: nil) === plain, "no second copy of the body for the next client")
+        #expect(prepared.negotiated(acceptEncoding: "br") === plain, "identity again, for a client that takes nothing Tapedeck makes")
+        #expect(Data(plain.body.readableBytesView) == text && plain.head.headers["Content-Encoding"].isEmpty)
+        let deflated = prepared.negotiated(acceptEncoding: "deflate")
+        #expect(prepared.negotiated(acceptEncoding: "deflate;q=1, identity;q=0.5") === deflated, "compressed once, not per request")
+        #expect(deflated.head.headers["Content-Encoding"] == ["deflate"])
+        #expect(try ContentCoding.deflate.decode(Data(deflated.body.readableBytesView)) == text)
+    }
+
     @Test func aHeadAnswerKeepsTheLengthItDescribesInEveryVariant() throws {
         let interaction = Interaction(
             request: CassetteRequest(method: "HEAD", url: "http://h/file"),

@@ -6,8 +6,8 @@ import NIOHTTP1
 /// A recorded response ready for the wire, computed once at load: the head with a correct
 /// Content-Length, and the body encoded again with gzip or deflate when it was recorded so. For
 /// such a body it keeps the recorded interaction, from which ``negotiated(acceptEncoding:)``
-/// makes the variant a client that does not accept that coding gets, when it asks (per request:
-/// the head again and a copy of the body the cassette keeps decoded).
+/// makes the variant a client that does not accept that coding gets, the first time one asks, and
+/// keeps it for the next (at most one for each of identity, gzip and deflate).
 ///
 /// Which coding a client gets is the core's ``ResponseEncoding`` decision, which answers have a
 /// body at all ``ResponseBodyRule``'s: a 1xx, 204 or 304 is sent without one, whatever the cassette holds.
@@ -16,9 +16,10 @@ import NIOHTTP1
 /// pieces, and goes as stored (decoded, without `Content-Encoding`, unless kept still encoded)
 /// whatever the client accepts, so preparing a cassette of large bodies costs no more than a small one.
 ///
-/// A class, immutable: every request served hands the same preparation on through a few steps
-/// (negotiation, framing, the sink), and a reference is one count to take and drop where a copy
-/// of the struct it was took one per buffer, on values both event loops share.
+/// A class, immutable but for its cache of variants: every request served hands the same
+/// preparation on through a few steps (negotiation, framing, the sink), and a reference is one
+/// count to take and drop where a copy of the struct it was took one per buffer, on values both
+/// event loops share.
 package final class PreparedResponse: Sendable {
     /// The status and headers. Every variant keeps the recorded `Content-Type`, which ``isGRPC`` is read from once.
     package let head: HTTPResponseHead
@@ -34,6 +35,10 @@ package final class PreparedResponse: Sendable {
     package let isGRPC: Bool
     /// The recorded interaction, for the variants other clients need; nil when there is only one variant.
     private let recorded: Interaction?
+    /// The variants made so far from ``recorded``, by encoding: a client that sends no
+    /// `Accept-Encoding` gets the same one every time, not a new copy of the body (or a new
+    /// compression of it) per request. Nil with ``recorded``, so most responses take no lock.
+    private let variants: Locked<[ResponseEncoding: PreparedResponse]>?
 
     /// Prepares an interaction's response in its recorded coding.
     package convenience init(_ interaction: Interaction) throws(ContentCodingError) {
@@ -86,6 +91,7 @@ package final class PreparedResponse: Sendable {
         self.chunks = chunks
         self.trailers = trailers
         self.recorded = recorded
+        variants = recorded.map { _ in Locked([:]) }
     }
 
     /// This response with another head or other trailers; its other variants stay.
@@ -98,13 +104,18 @@ package final class PreparedResponse: Sendable {
     /// coding when it accepts it, otherwise the core's answer for that client
     /// (``Interaction/answer(acceptEncoding:)``: another coding, or the decoded body without `Content-Encoding`).
     package func negotiated(acceptEncoding: String?) -> PreparedResponse {
-        guard let recorded else { return self }
+        guard let recorded, let variants else { return self }
         let response = recorded.response
         let encoding = ResponseEncoding.negotiate(for: response, acceptEncoding: acceptEncoding)
-        guard encoding != ResponseEncoding.negotiate(for: response, acceptEncoding: response.headers["Content-Encoding"]),
-              let (headers, data) = try? recorded.answer(encoding) else { return self }
-        return PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: HTTPHeaders(headers)),
-                                isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, recorded: nil)
+        guard encoding != ResponseEncoding.negotiate(for: response, acceptEncoding: response.headers["Content-Encoding"]) else { return self }
+        if let made = variants.withLock({ $0[encoding] }) { return made }
+        // Made outside the lock: a compression can take a while, and two clients making the same
+        // variant at once both get a right one (the second kept).
+        guard let (headers, data) = try? recorded.answer(encoding) else { return self }
+        let variant = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: HTTPHeaders(headers)),
+                                       isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, recorded: nil)
+        variants.withLock { $0[encoding] = variant }
+        return variant
     }
 
     /// The response as framed for this request, by the one rule of trailers (SPEC 12), which
