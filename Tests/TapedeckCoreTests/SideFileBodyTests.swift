@@ -166,6 +166,19 @@ struct SideFileBodyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["\(try #require(body.file).digest).bin"])
     }
 
+    @Test("a spool that cannot make its file says where and leaves nothing behind")
+    func spoolThatCannotStartLeavesNothing() throws {
+        let parent = try makeTemporaryDirectory()
+        let folder = parent.appendingPathComponent("c.bodies")
+        try Data("a file where the bodies folder should be".utf8).write(to: folder)
+        #expect {
+            _ = try SideFileSpool(folder: folder)
+        } throws: { error in
+            "\(error)".contains(folder.path)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["c.bodies"])
+    }
+
     @Test("a discarded or dropped spool leaves nothing behind")
     func spoolDiscardLeavesNothing() throws {
         let folder = try makeTemporaryDirectory().appendingPathComponent("c.bodies")

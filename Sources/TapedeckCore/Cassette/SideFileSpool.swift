@@ -54,14 +54,13 @@ package final class SideFileSpool: Sendable {
         temporary = Self.temporaryName(in: folder)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-                throw SideFileError.unreadable(temporary.path, "cannot create the file")
-            }
-            state = Locked(State(handle: try FileHandle(forWritingTo: temporary)))
-        } catch let error as SideFileError {
-            throw error
         } catch {
-            throw .unreadable(temporary.path, "\(error)")
+            throw .unreadable(folder.path, "\(error)")
+        }
+        // Created and opened in one call: a failure leaves no empty file behind.
+        switch SystemCalls.createExclusively(temporary.path) {
+        case .success(let fd): state = Locked(State(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true)))
+        case .failure(let error): throw .unreadable(temporary.path, "cannot create the file: \(error.reason)")
         }
     }
 

@@ -37,6 +37,24 @@ enum SystemCalls {
         return errno == ELOOP ? .link : .failed
     }
 
+    /// Creates `path` and opens it for writing, failing if it exists (`O_CREAT | O_EXCL`): one
+    /// call, so a failure leaves no file behind. The descriptor, or why it failed.
+    static func createExclusively(_ path: String) -> Result<Int32, CreateError> {
+        #if canImport(Glibc)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #elseif canImport(Musl)
+        let fd = Musl.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #elseif canImport(Darwin)
+        let fd = Darwin.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #endif
+        return fd >= 0 ? .success(fd) : .failure(CreateError(reason: String(cString: strerror(errno))))
+    }
+
+    /// Why ``createExclusively(_:)`` failed, in the C library's words.
+    struct CreateError: Error {
+        let reason: String
+    }
+
     /// Reads up to `count` bytes from `fd` into `buffer`; the byte count, or -1 with `errno` set.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer?, count: Int) -> Int {
         #if canImport(Glibc)
