@@ -33,12 +33,21 @@ package final class PreparedResponse: Sendable {
     package let trailers: HTTPHeaders?
     /// Whether the answer is a gRPC call's (its content type), found once here rather than per request.
     package let isGRPC: Bool
-    /// The recorded interaction, for the variants other clients need; nil when there is only one variant.
-    private let recorded: Interaction?
-    /// The variants made so far from ``recorded``, by encoding: a client that sends no
-    /// `Accept-Encoding` gets the same one every time, not a new copy of the body (or a new
-    /// compression of it) per request. Nil with ``recorded``, so most responses take no lock.
-    private let variants: Locked<[ResponseEncoding: PreparedResponse]>?
+    /// The variants other clients need, made from the recorded interaction; nil when there is only one.
+    private let variants: Variants?
+
+    /// The recorded interaction a response's other variants are made from, and those made so far,
+    /// by encoding: a client that sends no `Accept-Encoding` gets the same one every time, not a
+    /// new copy of the body (or a new compression of it) per request. Shared by the forms a
+    /// request makes of the response (``with(head:trailers:)``).
+    private final class Variants: Sendable {
+        let recorded: Interaction
+        let made = Locked<[ResponseEncoding: PreparedResponse]>([:])
+
+        init(_ recorded: Interaction) {
+            self.recorded = recorded
+        }
+    }
 
     /// Prepares an interaction's response in its recorded coding.
     package convenience init(_ interaction: Interaction) throws(ContentCodingError) {
@@ -48,27 +57,27 @@ package final class PreparedResponse: Sendable {
         let allowsBody = ResponseBodyRule.statusAllowsBody(response.status)
         // What a client that sends no Accept-Encoding gets; another variant exists unless it is the recorded coding.
         let plain = ResponseEncoding.negotiate(for: response, acceptEncoding: nil)
-        let variants = plain == .asRecorded ? nil : interaction
+        let variants = plain == .asRecorded ? nil : Variants(interaction)
         // A gRPC answer's messages that came compressed go compressed again, in the recorded grpc-encoding.
         let isGRPC = GRPCCall.isGRPC(contentType: response.headers["Content-Type"])
         let grpcEncoding = isGRPC ? response.headers["grpc-encoding"] : nil
         if let chunks = interaction.chunks, response.contentCoding == nil {
             self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(),
                       chunks: allowsBody ? chunks.map { ByteBuffer(bytes: GRPCCall.compressed($0.data, encoding: grpcEncoding)) } : [],
-                      recorded: variants)
+                      variants: variants)
         } else if let file = response.body.file, interaction.chunks == nil {
             var stored = response
             if plain == .identity { stored.headers.remove("Content-Encoding") }
             self.init(stored, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(), file: allowsBody ? file : nil,
-                      chunks: nil, recorded: nil)
+                      chunks: nil, variants: nil)
         } else {
             let wire = allowsBody ? try response.wireBody(GRPCCall.compressed(interaction.responseBodyData, encoding: grpcEncoding)) : Data()
-            self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(bytes: wire), chunks: nil, recorded: variants)
+            self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(bytes: wire), chunks: nil, variants: variants)
         }
     }
 
     private convenience init(_ response: CassetteResponse, keepsLength: Bool, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil,
-                             chunks: [ByteBuffer]?, recorded: Interaction?) {
+                             chunks: [ByteBuffer]?, variants: Variants?) {
         var headers = HTTPHeaders()
         for field in response.headers where !HeaderList.isHopByHop(field.name)
             && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
@@ -79,42 +88,41 @@ package final class PreparedResponse: Sendable {
         }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
                   isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: response.trailers.map(HTTPHeaders.init),
-                  recorded: recorded)
+                  variants: variants)
     }
 
     private init(head: HTTPResponseHead, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?,
-                 trailers: HTTPHeaders?, recorded: Interaction?) {
+                 trailers: HTTPHeaders?, variants: Variants?) {
         self.head = head
         self.isGRPC = isGRPC
         self.body = body
         self.file = file
         self.chunks = chunks
         self.trailers = trailers
-        self.recorded = recorded
-        variants = recorded.map { _ in Locked([:]) }
+        self.variants = variants
     }
 
     /// This response with another head or other trailers; its other variants stay.
     private func with(head: HTTPResponseHead? = nil, trailers: HTTPHeaders?) -> PreparedResponse {
         PreparedResponse(head: head ?? self.head, isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: trailers,
-                         recorded: recorded)
+                         variants: variants)
     }
 
     /// The response for a client with this `Accept-Encoding` (nil when it sent none): the recorded
     /// coding when it accepts it, otherwise the core's answer for that client
     /// (``Interaction/answer(acceptEncoding:)``: another coding, or the decoded body without `Content-Encoding`).
     package func negotiated(acceptEncoding: String?) -> PreparedResponse {
-        guard let recorded, let variants else { return self }
-        let response = recorded.response
+        guard let variants else { return self }
+        let response = variants.recorded.response
         let encoding = ResponseEncoding.negotiate(for: response, acceptEncoding: acceptEncoding)
         guard encoding != ResponseEncoding.negotiate(for: response, acceptEncoding: response.headers["Content-Encoding"]) else { return self }
-        if let made = variants.withLock({ $0[encoding] }) { return made }
+        if let made = variants.made.withLock({ $0[encoding] }) { return made }
         // Made outside the lock: a compression can take a while, and two clients making the same
         // variant at once both get a right one (the second kept).
-        guard let (headers, data) = try? recorded.answer(encoding) else { return self }
+        guard let (headers, data) = try? variants.recorded.answer(encoding) else { return self }
         let variant = PreparedResponse(head: HTTPResponseHead(version: .http1_1, status: head.status, headers: HTTPHeaders(headers)),
-                                       isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, recorded: nil)
-        variants.withLock { $0[encoding] = variant }
+                                       isGRPC: isGRPC, body: ByteBuffer(bytes: data), chunks: nil, trailers: trailers, variants: nil)
+        variants.made.withLock { $0[encoding] = variant }
         return variant
     }
 
@@ -152,7 +160,7 @@ package final class PreparedResponse: Sendable {
         var cutHead = self.head
         cutHead.headers.remove(name: "Content-Length")
         let cut = PreparedResponse(head: cutHead, isGRPC: isGRPC, body: ByteBuffer(), chunks: kept,
-                                   trailers: HTTPHeaders(GRPCCall.deadlineExceeded), recorded: nil)
+                                   trailers: HTTPHeaders(GRPCCall.deadlineExceeded), variants: nil)
         return (cut, ResponseDelay(head: min(head, deadline), total: deadline, chunks: times))
     }
 
@@ -171,7 +179,7 @@ package final class PreparedResponse: Sendable {
             uncompressedHead.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         }
         return PreparedResponse(head: uncompressedHead, isGRPC: isGRPC, body: body, file: file, chunks: chunks?.map(plain),
-                                trailers: trailers, recorded: nil)
+                                trailers: trailers, variants: nil)
     }
 
     /// The same response with one more header (`Tapedeck-Warning: expired`, say).
