@@ -57,10 +57,15 @@ package final class SideFileSpool: Sendable {
         } catch {
             throw .unreadable(folder.path, "\(error)")
         }
-        // Created and opened in one call: a failure leaves no empty file behind.
-        switch SystemCalls.createExclusively(temporary.path) {
-        case .success(let fd): state = Locked(State(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true)))
-        case .failure(let error): throw .unreadable(temporary.path, "cannot create the file: \(error.reason)")
+        state = Locked(State(handle: try Self.createFile(temporary)))
+    }
+
+    /// A new file at `url`, open for writing: created and opened in one call, so a failure leaves
+    /// no empty file behind.
+    private static func createFile(_ url: URL) throws(SideFileError) -> FileHandle {
+        switch SystemCalls.createExclusively(url.path) {
+        case .success(let fd): return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        case .failure(let error): throw .unreadable(url.path, "cannot create the file: \(error.reason)")
         }
     }
 
@@ -197,11 +202,8 @@ package final class SideFileSpool: Sendable {
     private static func rewrite(_ source: BodyFile, in folder: URL, update: (Data, (Data) throws -> Void) throws -> Void,
                                 finish: ((Data) throws -> Void) throws -> Void) throws -> Rewritten {
         let url = temporaryName(in: folder)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw SideFileError.unreadable(url.path, "cannot create the file")
-        }
+        let output = try createFile(url)
         do {
-            let output = try FileHandle(forWritingTo: url)
             defer { try? output.close() }
             var hash = SHA256()
             var size = 0
