@@ -31,13 +31,17 @@ enum AtomicFile {
     /// hidden file in `url`'s folder and flushes it to disk; returns its path.
     static func writeTemporary(_ pieces: [some ContiguousBytes], beside url: URL, keepingPrefix prefixLength: Int = 0) throws(AtomicWriteError) -> String {
         let temporary = "\(folder(of: url))/.\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp"
-        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if fd < 0 && errno == ENOENT {
+        var created = SystemCalls.createExclusively(temporary)
+        if case .failure(let error) = created, error.errno == ENOENT {
             // A folder that does not exist yet (a first recording into `cassettes/`) is made.
             try? FileManager.default.createDirectory(atPath: folder(of: url), withIntermediateDirectories: true)
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            created = SystemCalls.createExclusively(temporary)
         }
-        guard fd >= 0 else { throw AtomicWriteError(path: url.path, step: "create \(temporary)", errno: errno) }
+        let fd: Int32
+        switch created {
+        case .success(let opened): fd = opened
+        case .failure(let error): throw AtomicWriteError(path: url.path, step: "create \(temporary)", errno: error.errno)
+        }
         if prefixLength > 0, let failure = copy(prefixLength, from: url.path, to: fd) {
             close(fd)
             unlink(temporary)

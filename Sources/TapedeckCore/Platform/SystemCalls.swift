@@ -47,12 +47,15 @@ enum SystemCalls {
         #elseif canImport(Darwin)
         let fd = Darwin.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         #endif
-        return fd >= 0 ? .success(fd) : .failure(CreateError(reason: String(cString: strerror(errno))))
+        return fd >= 0 ? .success(fd) : .failure(CreateError(errno: errno))
     }
 
-    /// Why ``createExclusively(_:)`` failed, in the C library's words.
+    /// Why ``createExclusively(_:)`` failed.
     struct CreateError: Error {
-        let reason: String
+        /// The C library's error number.
+        let errno: Int32
+        /// The same in the C library's words.
+        var reason: String { String(cString: strerror(errno)) }
     }
 
     /// Reads up to `count` bytes from `fd` into `buffer`; the byte count, or -1 with `errno` set.

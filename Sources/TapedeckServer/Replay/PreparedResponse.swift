@@ -57,14 +57,15 @@ package final class PreparedResponse: Sendable {
         let allowsBody = ResponseBodyRule.statusAllowsBody(response.status)
         // What a client that sends no Accept-Encoding gets; another variant exists unless it is the recorded coding.
         let plain = ResponseEncoding.negotiate(for: response, acceptEncoding: nil)
-        let variants = plain == .asRecorded ? nil : Variants(interaction)
+        // Made only where it is kept: a side file goes as stored to every client.
+        let variants = { plain == .asRecorded ? nil : Variants(interaction) }
         // A gRPC answer's messages that came compressed go compressed again, in the recorded grpc-encoding.
         let isGRPC = GRPCCall.isGRPC(contentType: response.headers["Content-Type"])
         let grpcEncoding = isGRPC ? response.headers["grpc-encoding"] : nil
         if let chunks = interaction.chunks, response.contentCoding == nil {
             self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(),
                       chunks: allowsBody ? chunks.map { ByteBuffer(bytes: GRPCCall.compressed($0.data, encoding: grpcEncoding)) } : [],
-                      variants: variants)
+                      variants: variants())
         } else if let file = response.body.file, interaction.chunks == nil {
             var stored = response
             if plain == .identity { stored.headers.remove("Content-Encoding") }
@@ -72,7 +73,7 @@ package final class PreparedResponse: Sendable {
                       chunks: nil, variants: nil)
         } else {
             let wire = allowsBody ? try response.wireBody(GRPCCall.compressed(interaction.responseBodyData, encoding: grpcEncoding)) : Data()
-            self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(bytes: wire), chunks: nil, variants: variants)
+            self.init(response, keepsLength: keepsLength, isGRPC: isGRPC, body: ByteBuffer(bytes: wire), chunks: nil, variants: variants())
         }
     }
 
