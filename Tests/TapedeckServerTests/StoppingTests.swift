@@ -19,8 +19,9 @@ import Testing
             try await body(harness) {
                 try await waitUntil { upstream.held.withLock { $0.count } == 1 }
                 let stopping = Task { try await harness.server.shutdown() }
-                // The listener closes as the connections are told the server is stopping.
-                try await waitUntil { (try? RawSocket(port: harness.server.port, timeout: 1)) == nil }
+                // The listener closes as the connections are told the server is stopping. (A probe of
+                // the port could reach another test's server given the same number meanwhile.)
+                await harness.server.stoppedListening()
                 upstream.releaseHeld()
                 try await stopping.value
             }

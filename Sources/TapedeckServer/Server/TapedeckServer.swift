@@ -79,6 +79,16 @@ package final class TapedeckServer: Sendable {
         if ownsGroup { try await group.shutdownGracefully() }
     }
 
+    /// Returns once the server no longer listens and every connection was told to finish
+    /// (``shutdown()`` closes the listener first). Probing the port instead can reach another
+    /// server that was given the same port number since.
+    package func stoppedListening() async {
+        try? await channel.closeFuture.get()
+        // Each connection is told on its own event loop, in a task queued as the listener closed:
+        // one more task on every loop runs after those.
+        for loop in group.makeIterator() { try? await loop.submit {}.get() }
+    }
+
     /// Tells the connections to finish and waits for them, at most ``ServerConfiguration/drainTimeout``;
     /// false when the server was stopped already.
     private func drain() async -> Bool {
