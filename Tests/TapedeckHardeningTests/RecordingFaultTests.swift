@@ -62,9 +62,10 @@ import Testing
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await LocalUpstream.start()
-        let gone = try await LocalUpstream.start()
-        let closedPort = gone.port
-        await gone.stop()
+        // Held until the test ends, so no server of a test running beside it can be given the port.
+        let refusing = try RefusingPort()
+        let closedPort = refusing.port
+        defer { withExtendedLifetime(refusing) {} }
         // Forward proxies, so one server reaches a live upstream and a closed port alike. The
         // clients that hang up talk to a second proxy that waits two minutes for the upstream: on a
         // starved machine, a 1 s upstream timeout could otherwise fire before the hang-up is read.

@@ -297,8 +297,9 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let unreachable = directory.appending(path: "unreachable.json")
-        let port = try RefusingPort().port
-        try await RecordHarness.run(settings: RecordSettings(cassette: unreachable, target: try ReverseProxyTarget("http://127.0.0.1:\(port)"))) { harness in
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        try await RecordHarness.run(settings: RecordSettings(cassette: unreachable, target: try ReverseProxyTarget("http://127.0.0.1:\(refusing.port)"))) { harness in
             let answer = try await Curl.run(["-sS", "--write-out", "\n%{http_code}", "-H", "Upgrade: websocket", "-H", "Connection: Upgrade",
                                              "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
                                              harness.base + "/socket"])
