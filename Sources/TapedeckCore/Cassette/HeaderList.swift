@@ -106,9 +106,14 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
     public static func isHopByHop(_ name: String) -> Bool {
+        // Asked of every header forwarded: most names start with none of the letters these do.
+        guard let first = name.utf8.first, hopByHopInitials.contains(first | 0x20) else { return false }
         if Substring(name.utf8.prefix(6)).caseInsensitiveEquals("proxy-") { return true }
         return hopByHopNames.contains { $0.caseInsensitiveEquals(name) }
     }
+
+    /// The first letters of the hop-by-hop names and of `proxy-`, lowercase.
+    private static let hopByHopInitials = Array(Set((["proxy-"] + hopByHopNames).compactMap(\.utf8.first)))
 
     private static let hopByHopNames = [
         "connection", "keep-alive", "te", "trailer", "trailers", "transfer-encoding", "upgrade",

@@ -134,17 +134,17 @@ final class UpstreamExchange {
         if hasHopByHop {
             forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
         }
+        let contentType = head.headers.first(name: "Content-Type")
+        let isGRPC = GRPCCall.isGRPC(contentType: contentType)
         // A gRPC trailers-only answer comes as one HEADERS frame, which reaches here as a head and
         // an end: the client gets (and the cassette keeps) its status and metadata as trailers.
-        let trailersOnly = GRPCCall.splitTrailersOnly(headers)
+        let trailersOnly = isGRPC ? GRPCCall.splitTrailersOnly(headers) : nil
         if let trailersOnly {
             headers = trailersOnly.head
             forwarded = HTTPHeaders(trailersOnly.head)
         }
         // Server-sent events and gRPC answers are kept as timed pieces, to be replayed at their pace.
-        let contentType = head.headers.first(name: "Content-Type")
-        let isStream = contentType.map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
-            || GRPCCall.isGRPC(contentType: contentType)
+        let isStream = isGRPC || contentType.map { Substring($0.utf8.prefix(17)).caseInsensitiveEquals("text/event-stream") } ?? false
         let version = head.version.major >= 2 ? "2" : "\(head.version.major).\(head.version.minor)"
         state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, httpVersion: version, isStream: isStream,
                                          firstByte: now, trailersOnly: trailersOnly?.trailers))
