@@ -125,6 +125,7 @@ package final class Player: Sendable {
             interaction: consume interaction,
             cassette: cassetteNames[cassetteOfIndex[choice.index]],
             index: choice.index - firstIndexOfCassette[cassetteOfIndex[choice.index]],
+            position: choice.index,
             playCount: choice.playCount,
             delay: delay,
             isExpired: now.map { isExpired(choice.index, now: $0) } ?? false,
@@ -140,7 +141,7 @@ package final class Player: Sendable {
                                      response: CassetteResponse(status: response.status, headers: response.headers, body: response.body,
                                                                 trailers: response.trailers),
                                      delayMs: response.delayMs, websocket: response.websocket),
-            cassette: "stubs", index: -1, playCount: served.playCount,
+            cassette: "stubs", index: -1, position: -1, playCount: served.playCount,
             delay: ResponseDelay(head: delay, total: delay),
             stub: Playback.StubServed(id: served.stub.id, name: served.stub.name),
             fault: response.fault,
@@ -256,6 +257,8 @@ package final class Playback: Sendable {
     package let cassette: String
     /// Its position in that cassette.
     package let index: Int
+    /// Its position among all the interactions of the player that played it (``Player/interactions``).
+    package let position: Int
     /// How many times it had been played before, in this session.
     package let playCount: Int
     /// When to send the head and the end.
@@ -270,12 +273,13 @@ package final class Playback: Sendable {
     /// when the interaction holds none.
     package let conversation: WebSocketConversation?
 
-    package init(interaction: Interaction, cassette: String, index: Int, playCount: Int, delay: ResponseDelay,
+    package init(interaction: Interaction, cassette: String, index: Int, position: Int, playCount: Int, delay: ResponseDelay,
                  isExpired: Bool = false, stub: StubServed? = nil, fault: StubFault? = nil,
                  conversation: WebSocketConversation? = nil) {
         self.interaction = interaction
         self.cassette = cassette
         self.index = index
+        self.position = position
         self.playCount = playCount
         self.delay = delay
         self.isExpired = isExpired

@@ -6,22 +6,21 @@ import TapedeckCore
 package struct PreparedResponses: Sendable {
     /// Every distinct prepared response, once.
     private let responses: [PreparedResponse]
-    /// For each cassette, the position in ``responses`` of each interaction's response.
-    private let responseOfInteraction: [String: [Int]]
+    /// The position in ``responses`` of each of the player's interactions (``Playback/position``).
+    private let responseOfInteraction: [Int]
 
     /// Prepares every interaction of `player`'s cassettes; one that cannot be sent (a body that
     /// cannot be encoded again) throws, naming the cassette and the place.
     init(_ player: Player) throws(ReplayLoadError) {
         var responses: [PreparedResponse] = []
-        var responseOfInteraction: [String: [Int]] = [:]
+        var responseOfInteraction: [Int] = []
+        responseOfInteraction.reserveCapacity(player.interactions.count)
         var shared: [PreparationKey: Int] = [:]
-        for (name, interactions) in player.cassetteContents where responseOfInteraction[name] == nil {
-            var positions: [Int] = []
-            positions.reserveCapacity(interactions.count)
+        for (name, interactions) in player.cassetteContents {
             for (index, interaction) in interactions.enumerated() {
                 let key = PreparationKey(interaction)
                 if let existing = shared[key] {
-                    positions.append(existing)
+                    responseOfInteraction.append(existing)
                     continue
                 }
                 do {
@@ -30,9 +29,8 @@ package struct PreparedResponses: Sendable {
                     throw ReplayLoadError(file: name, message: "interactions[\(index)].response.body: \(error)")
                 }
                 shared[key] = responses.count - 1
-                positions.append(responses.count - 1)
+                responseOfInteraction.append(responses.count - 1)
             }
-            responseOfInteraction[name] = positions
         }
         self.responses = responses
         self.responseOfInteraction = responseOfInteraction
@@ -40,10 +38,8 @@ package struct PreparedResponses: Sendable {
 
     /// The wire form of a played interaction; a stub's answer is prepared when it is served.
     package func response(for playback: Playback) throws(ContentCodingError) -> PreparedResponse {
-        if playback.stub == nil, let positions = responseOfInteraction[playback.cassette] {
-            return responses[positions[playback.index]]
-        }
-        return try PreparedResponse(playback.interaction)
+        guard playback.stub == nil else { return try PreparedResponse(playback.interaction) }
+        return responses[responseOfInteraction[playback.position]]
     }
 }
 
