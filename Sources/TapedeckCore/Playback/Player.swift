@@ -85,10 +85,27 @@ package final class Player: Sendable {
     /// a caller that forwards what does not match (the recording proxy) skips that search, and
     /// gets a diagnosis naming only the reason and the request's method and URL.
     package func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult {
+        guard let result = play(incoming, session: session, explainingMisses: explainingMisses, quickly: false) else {
+            preconditionFailure("a request is always played when its caller may wait")
+        }
+        return result
+    }
+
+    /// ``play(_:session:explainingMisses:)`` for a caller that must not wait (a server's event
+    /// loop): nil, with nothing played or logged, when the request reaches the stubs and one of
+    /// them matches with a regular expression, whose evaluation may take up to its budget
+    /// (``StubRegex``). The caller then plays it where waiting harms no one.
+    package func playQuickly(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult? {
+        play(incoming, session: session, explainingMisses: explainingMisses, quickly: true)
+    }
+
+    private func play(_ incoming: CassetteRequest, session: String, explainingMisses: Bool, quickly: Bool) -> PlaybackResult? {
         let request = options.secrets.conceal(incoming)
-        stubs.log(request, session: session)
         let matched = matcher.matches(request)
         let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
+        // Only a request no recording answers consults the stubs (their answers, or their near misses).
+        if candidates.isEmpty, quickly, stubs.mayMatchSlowly { return nil }
+        stubs.log(request, session: session)
         guard !candidates.isEmpty else {
             if let served = stubs.answer(request, session: session) { return .played(playback(of: served, for: request)) }
             guard explainingMisses else { return .unmatched(unexplainedMiss(of: request)) }

@@ -78,7 +78,17 @@ package final class Recorder: Sendable {
 
     /// Decides what to do with a request.
     package func route(_ request: CassetteRequest, session: String = "") -> Route {
-        switch player.play(request, session: session, explainingMisses: !isRecording) {
+        route(of: player.play(request, session: session, explainingMisses: !isRecording))
+    }
+
+    /// ``route(_:session:)`` for a caller that must not wait: nil when it would evaluate a stub's
+    /// regular expression (``Player/playQuickly(_:session:explainingMisses:)``).
+    package func routeQuickly(_ request: CassetteRequest, session: String = "") -> Route? {
+        player.playQuickly(request, session: session, explainingMisses: !isRecording).map { route(of: $0) }
+    }
+
+    private func route(of result: PlaybackResult) -> Route {
+        switch result {
         case .played(let playback): return .replay(playback)
         case .unmatched(let diagnosis) where diagnosis.reason == .expired && expiryPolicy == .error:
             return .unmatched(diagnosis)

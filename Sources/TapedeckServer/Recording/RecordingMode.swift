@@ -92,16 +92,18 @@ package final class RecordingMode: Mode {
         settings.passthroughHosts.contains(host)
     }
 
-    package var mayDecideSlowly: Bool { recorder.stubs.mayMatchSlowly }
-
-    package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
+    package func decide(_ request: IncomingRequest, control: ControlHeaders, quickly: Bool) -> Decision? {
         guard let (cassetteRequest, target, host, port) = addressing(request) else { return .refuse(Self.noTarget) }
         let isWebSocket = WebSocketHandshake.isUpgrade(request.head)
         if passesThrough(host: host) {
             if isWebSocket { return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port)) }
             return .forward(forwarding(request, as: cassetteRequest, target: target, record: false))
         }
-        switch recorder.route(cassetteRequest, session: control.session) {
+        let route = quickly ? recorder.routeQuickly(cassetteRequest, session: control.session)
+                            : recorder.route(cassetteRequest, session: control.session)
+        switch route {
+        case nil:
+            return nil
         case .replay(let playback):
             return .playing(playback, from: prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):

@@ -70,11 +70,7 @@ package final class ReplayMode: Mode {
         return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 
-    package var mayDecideSlowly: Bool {
-        deck.player.stubs.mayMatchSlowly || (library?.loaded.contains { $0.player.stubs.mayMatchSlowly } ?? false)
-    }
-
-    package func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision {
+    package func decide(_ request: IncomingRequest, control: ControlHeaders, quickly: Bool) -> Decision? {
         let deck: ReplayDeck
         if let name = control.cassette {
             guard let library else { return .refuse(Refusal(.badRequest, "Tapedeck-Cassette needs the server started with --cassette-dir")) }
@@ -86,7 +82,11 @@ package final class ReplayMode: Mode {
             deck = self.deck
         }
         let cassetteRequest = request.cassetteRequest()
-        switch deck.player.play(cassetteRequest, session: control.session) {
+        let played = quickly ? deck.player.playQuickly(cassetteRequest, session: control.session)
+                             : deck.player.play(cassetteRequest, session: control.session)
+        switch played {
+        case nil:
+            return nil
         case .played(let playback):
             return .playing(playback, from: deck.prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):

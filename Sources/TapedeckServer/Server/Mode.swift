@@ -13,8 +13,11 @@ package protocol Mode: Sendable {
     /// The local CA that intercepted HTTPS is served with.
     var authority: CertificateAuthority { get }
 
-    /// Decides one complete request (never an admin one), from any thread.
-    func decide(_ request: IncomingRequest, control: ControlHeaders) -> Decision
+    /// Decides one complete request (never an admin one), from any thread. With `quickly` (on an
+    /// event loop), nil when deciding would evaluate a stub's regular expression, which may take
+    /// up to its time budget: the front door then decides it again off the event loop. Without
+    /// it, never nil.
+    func decide(_ request: IncomingRequest, control: ControlHeaders, quickly: Bool) -> Decision?
 
     /// Decides a request whose body is still arriving (``IncomingRequest/bodyStream``) when its
     /// body cannot change the decision; nil to decide it once it is complete. On the event loop.
@@ -22,10 +25,6 @@ package protocol Mode: Sendable {
 
     /// Whether `CONNECT` to `host` is relayed untouched rather than intercepted.
     func passesThrough(host: String) -> Bool
-
-    /// Whether deciding may take long (a stub's regular expression, up to its time budget): the
-    /// front door then decides off the event loop.
-    var mayDecideSlowly: Bool { get }
 }
 
 extension Mode {

@@ -16,7 +16,7 @@ import Testing
     }
 
     private func decide(_ mode: any Mode, _ request: IncomingRequest) -> Decision {
-        mode.decide(request, control: ControlHeaders(request.head.headerFields))
+        mode.decide(request, control: ControlHeaders(request.head.headerFields), quickly: false)!
     }
 
     private func replayMode(library: CassetteLibrary? = nil) throws -> ReplayMode {
@@ -172,18 +172,34 @@ import Testing
 }
 
 extension ModeDecisionTests {
-    @Test func aModeWithARegexStubDecidesOffTheEventLoop() throws {
-        let home = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: home) }
-        let deck = try ReplayMode.loadDeck(files: [Fixtures.exampleCassette], options: PlaybackOptions())
-        let mode = ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
-                              authority: CertificateAuthority(home: home))
-        #expect(!mode.mayDecideSlowly, "literal matching stays on the event loop")
+    @Test func onlyARequestForARegexStubIsDecidedOffTheEventLoop() throws {
+        let mode = try replayMode()
+        let recorded = request("/plaintext?name=Shawn")
+        let other = request("/orders/aaa")
+        let quickly = { (request: IncomingRequest) in mode.decide(request, control: ControlHeaders(request.head.headerFields), quickly: true) }
+        guard case .play = quickly(recorded), case .unmatched = quickly(other) else {
+            Issue.record("without a regex stub, every request is decided on the event loop")
+            return
+        }
         let ids = mode.deck.player.stubs.add([
             Stub(request: RequestPattern(pathRegex: try StubRegex("^/orders/(a+)+$")), response: StubResponse(status: 200)),
         ])
-        #expect(mode.mayDecideSlowly)
+        let logged = mode.deck.player.stubs.verify(RequestPattern()).count
+        guard case .play = quickly(recorded) else {
+            Issue.record("a recorded answer is still played on the event loop: it never reaches the stubs")
+            return
+        }
+        #expect(quickly(other) == nil, "a request for the stubs waits for a thread that may wait")
+        #expect(mode.deck.player.stubs.verify(RequestPattern()).count == logged + 1, "declined, it is not logged")
+        guard case .play(let playback, _, _, _) = decide(mode, other) else {
+            Issue.record("off the event loop, the regex stub answers")
+            return
+        }
+        #expect(playback.stub?.id == ids[0])
         mode.deck.player.stubs.remove(id: ids[0])
-        #expect(!mode.mayDecideSlowly)
+        guard case .unmatched = quickly(other) else {
+            Issue.record("without a regex stub, the request is decided on the event loop again")
+            return
+        }
     }
 }
