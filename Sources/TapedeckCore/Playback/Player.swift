@@ -91,15 +91,12 @@ package final class Player: Sendable {
         return result
     }
 
-    /// ``play(_:session:explainingMisses:)`` for a caller that must not wait (a server's event
-    /// loop): nil, with nothing played or logged, when the request reaches the stubs and one of
-    /// them matches with a regular expression, whose evaluation may take up to its budget
-    /// (``StubRegex``). The caller then plays it where waiting harms no one.
-    package func playQuickly(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true) -> PlaybackResult? {
-        play(incoming, session: session, explainingMisses: explainingMisses, quickly: true)
-    }
-
-    private func play(_ incoming: CassetteRequest, session: String, explainingMisses: Bool, quickly: Bool) -> PlaybackResult? {
+    /// ``play(_:session:explainingMisses:)``; `quickly` for a caller that must not wait (a
+    /// server's event loop): nil then, with nothing played or logged, when the request reaches the
+    /// stubs and one of them matches with a regular expression, whose evaluation may take up to
+    /// its budget (``StubRegex``). The caller plays it again where waiting harms no one.
+    package func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true,
+                      quickly: Bool) -> PlaybackResult? {
         let request = options.secrets.conceal(incoming)
         let matched = matcher.matches(request)
         let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }

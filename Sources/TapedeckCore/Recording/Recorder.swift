@@ -78,17 +78,17 @@ package final class Recorder: Sendable {
 
     /// Decides what to do with a request.
     package func route(_ request: CassetteRequest, session: String = "") -> Route {
-        route(of: player.play(request, session: session, explainingMisses: !isRecording))
+        guard let route = route(request, session: session, quickly: false) else {
+            preconditionFailure("a request is always routed when its caller may wait")
+        }
+        return route
     }
 
-    /// ``route(_:session:)`` for a caller that must not wait: nil when it would evaluate a stub's
-    /// regular expression (``Player/playQuickly(_:session:explainingMisses:)``).
-    package func routeQuickly(_ request: CassetteRequest, session: String = "") -> Route? {
-        player.playQuickly(request, session: session, explainingMisses: !isRecording).map { route(of: $0) }
-    }
-
-    private func route(of result: PlaybackResult) -> Route {
-        switch result {
+    /// ``route(_:session:)``; `quickly` for a caller that must not wait: nil then when routing would
+    /// evaluate a stub's regular expression (``Player/play(_:session:explainingMisses:quickly:)``).
+    package func route(_ request: CassetteRequest, session: String = "", quickly: Bool) -> Route? {
+        guard let played = player.play(request, session: session, explainingMisses: !isRecording, quickly: quickly) else { return nil }
+        switch played {
         case .played(let playback): return .replay(playback)
         case .unmatched(let diagnosis) where diagnosis.reason == .expired && expiryPolicy == .error:
             return .unmatched(diagnosis)

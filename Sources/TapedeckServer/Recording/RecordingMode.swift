@@ -99,11 +99,8 @@ package final class RecordingMode: Mode {
             if isWebSocket { return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port)) }
             return .forward(forwarding(request, as: cassetteRequest, target: target, record: false))
         }
-        let route = quickly ? recorder.routeQuickly(cassetteRequest, session: control.session)
-                            : recorder.route(cassetteRequest, session: control.session)
+        guard let route = recorder.route(cassetteRequest, session: control.session, quickly: quickly) else { return nil }
         switch route {
-        case nil:
-            return nil
         case .replay(let playback):
             return .playing(playback, from: prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):

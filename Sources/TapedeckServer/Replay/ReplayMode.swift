@@ -82,11 +82,8 @@ package final class ReplayMode: Mode {
             deck = self.deck
         }
         let cassetteRequest = request.cassetteRequest()
-        let played = quickly ? deck.player.playQuickly(cassetteRequest, session: control.session)
-                             : deck.player.play(cassetteRequest, session: control.session)
+        guard let played = deck.player.play(cassetteRequest, session: control.session, quickly: quickly) else { return nil }
         switch played {
-        case nil:
-            return nil
         case .played(let playback):
             return .playing(playback, from: deck.prepared, request: cassetteRequest, session: control.session)
         case .unmatched(let diagnosis):
