@@ -38,6 +38,8 @@ import Testing
             #expect(result.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(result.text.lowercased().contains("connection: close\r\n"), "\(result.text)")
             #expect(result.text.hasSuffix("held answer"))
+            // Asked of the server, not of its port, which a parallel test's server may have been given.
+            #expect(!harness.server.isListening, "the server no longer listens")
         }
     }
 

@@ -79,6 +79,9 @@ package final class TapedeckServer: Sendable {
         if ownsGroup { try await group.shutdownGracefully() }
     }
 
+    /// Whether the server still accepts connections on ``port``.
+    package var isListening: Bool { channel.isActive }
+
     /// Returns once the server no longer listens and every connection was told to finish
     /// (``shutdown()`` closes the listener first). Probing the port instead can reach another
     /// server that was given the same port number since.
