@@ -110,12 +110,13 @@ public struct Secrets: Sendable, Hashable {
     public func conceal(_ interaction: consuming Interaction) -> Interaction {
         guard !isEmpty else { return interaction }
         var result = interaction
+        // A gRPC answer's pieces are framed messages, replaced message by message as its body is;
+        // told by the Content-Type as recorded, before any value in it is replaced.
+        let layout: Layout = GRPCCall.isGRPC(contentType: result.response.headers["Content-Type"]) ? .grpcHeld : .plain
         result.request = conceal(result.request)
         result.response.headers = replacing(in: result.response.headers, pairs: concealing)
         result.response.trailers = result.response.trailers.map { replacing(in: $0, pairs: concealing) }
         result.response.body = replacing(in: result.response.body, pairs: concealing)
-        // A gRPC answer's pieces are framed messages, replaced message by message as its body is.
-        let layout: Layout = GRPCCall.isGRPC(contentType: result.response.headers["Content-Type"]) ? .grpcHeld : .plain
         result.chunks = result.chunks?.map { chunk in
             StreamChunk(atMs: chunk.atMs, data: replacing(in: chunk.data, pairs: concealing, as: layout))
         }

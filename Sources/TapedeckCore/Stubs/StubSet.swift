@@ -92,7 +92,8 @@ public final class StubSet: Sendable {
     }
 
     /// Whether any stub matches with a regular expression, whose evaluation may take up to its
-    /// budget (``StubRegex``): the servers then decide off the event loop.
+    /// budget (``StubRegex``): the servers then decide a request that reaches the stubs off the
+    /// event loop (``Player/play(_:session:explainingMisses:quickly:)``).
     package var mayMatchSlowly: Bool {
         state.withLock { $0.regexCount > 0 }
     }
