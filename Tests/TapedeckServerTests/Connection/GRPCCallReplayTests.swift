@@ -1,0 +1,75 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+@testable import TapedeckServer
+import TapedeckCore
+import Testing
+
+/// A recorded chat replayed as the call's messages come (``GRPCCallReplay``), on a stream's
+/// translated parts through `EmbeddedChannel`: its trials run on the event loop.
+@Suite struct GRPCCallReplayTests {
+    private static let grpc = [("host", "chat.test"), ("content-type", "application/grpc")]
+
+    /// "ping" then "pong", the answer's head and "PING" after the first, "PONG" after the second.
+    private func recordedChat() -> Interaction {
+        var body = Body(GRPCMessage.frame([message("ping"), message("pong")]), style: .grpc)
+        body.messageTimes = [1, 20]
+        var interaction = Interaction(
+            request: CassetteRequest(method: "POST", url: "http://chat.test/demo.Greeter/Chat",
+                                     headers: HeaderList([HeaderField(name: "content-type", value: "application/grpc")]), body: body),
+            response: CassetteResponse(status: 200, headers: HeaderList([HeaderField(name: "content-type", value: "application/grpc")])))
+        interaction.timing = Timing(firstByteMs: 5, totalMs: 40)
+        interaction.chunks = [StreamChunk(atMs: 1, data: GRPCMessage.frame([message("PING")])),
+                              StreamChunk(atMs: 16, data: GRPCMessage.frame([message("PONG")]))]
+        return interaction
+    }
+
+    private func message(_ text: String) -> GRPCMessage {
+        GRPCMessage(bytes: Data(text.utf8), compressed: false)
+    }
+
+    /// A stream's exchange handler in front of a replay server holding the chat and `stubs`.
+    private func stream(stubs: [Stub]) throws -> (EmbeddedChannel, ReplayDeck) {
+        let home = try Fixtures.temporaryDirectory()
+        let configuration = ServerConfiguration(port: 0, maxBodySize: 1024, idleTimeout: .seconds(60), authorityHome: home)
+        let deck = try ReplayDeck(cassettes: [("chat.json", Cassette(interactions: [recordedChat()]))], options: PlaybackOptions(), stubs: stubs)
+        let mode = ReplayMode(deck: deck, library: nil, configuration: configuration, authority: CertificateAuthority(home: home))
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(ExchangeHandler(front: FrontDoor(mode: mode), configuration: configuration, tunnelOrigin: nil))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return (channel, deck)
+    }
+
+    /// Opens a call (as SwiftNIO's HTTP/2 codec hands a stream on) and sends its first message.
+    private func call(_ uri: String, on channel: EmbeddedChannel) throws {
+        try channel.writeInbound(HTTPServerRequestPart.head(
+            HTTPRequestHead(version: HTTPVersion(major: 2, minor: 0), method: .POST, uri: uri, headers: HTTPHeaders(Self.grpc))))
+        try channel.writeInbound(HTTPServerRequestPart.body(ByteBuffer(bytes: GRPCMessage.frame([message("ping")]))))
+    }
+
+    /// A trial that no recording answers reaches the stubs; with a stub that matches by regular
+    /// expression, whose evaluation may take its whole budget, the trial declines on the event
+    /// loop, running and logging nothing: the call is matched whole once it ends, off the loop.
+    @Test func aChatTrialThatWouldReachARegexStubDeclinesOnTheEventLoop() throws {
+        let regexStub = Stub(request: RequestPattern(pathRegex: try StubRegex("^/orders/(a+)+$")), response: StubResponse(status: 200))
+        let (playing, deck) = try stream(stubs: [regexStub])
+        try call("/demo.Greeter/Chat", on: playing)
+        guard case .head(let head) = try playing.readOutbound(as: HTTPServerResponsePart.self) else {
+            Issue.record("a call that follows the recording is played as it speaks")
+            return
+        }
+        #expect(head.status == .ok)
+        let logged = deck.player.stubs.verify(RequestPattern()).count
+        #expect(logged == 1, "the played call is logged once")
+
+        let (declined, other) = try stream(stubs: [regexStub])
+        // Its query matches no recording; its messages follow the chat, so the chat is tried.
+        try call("/demo.Greeter/Chat?variant=2", on: declined)
+        #expect(try declined.readOutbound(as: HTTPServerResponsePart.self) == nil, "nothing played")
+        #expect(other.player.stubs.verify(RequestPattern()).isEmpty,
+                "the trial stopped before the stubs: their regular expression did not run on the event loop")
+        _ = try? playing.finish()
+        _ = try? declined.finish()
+    }
+}
