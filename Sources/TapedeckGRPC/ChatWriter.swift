@@ -76,8 +76,7 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
         return GRPCChat(candidates: candidates) { candidate in
             var request = call.cassetteRequest(metadata: metadata, messages: [])
             request.body = candidate.request.body
-            guard case .played(let playback) = call.player.play(request) else { return nil }
-            return playback
+            return call.player.playRecording(request)
         }
     }
 

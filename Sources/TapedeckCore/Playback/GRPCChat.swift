@@ -23,9 +23,10 @@ package struct RecordedChat: Sendable {
 /// One call's way through the recorded chats of its method and path, as its messages come, in
 /// the manner of a state machine that returns steps: the first chat its messages follow that has
 /// something to send by now is played (through `play`, which plays the call with that chat's
-/// recorded body on the player, so headers, sessions and exhaustion count as for any request),
-/// and that chat's ``GRPCConversation`` goes on from there. A call that follows no chat, or ends
-/// before one is ready, is to be matched whole. The replay server and the in-process transport
+/// recorded body on the player, so headers, sessions and exhaustion count as for any request;
+/// only recordings are tried, ``Player/playRecording(_:session:)``), and that chat's
+/// ``GRPCConversation`` goes on from there. A call that follows no chat, or ends before one is
+/// ready, is to be matched whole: only then may a stub answer it. The replay server and the in-process transport
 /// both run chats through this one type and only carry out its steps.
 package struct GRPCChat {
     /// What to do after the client's next message or its end.
@@ -49,7 +50,7 @@ package struct GRPCChat {
 
     /// - Parameters:
     ///   - candidates: the recorded chats of the call's method and path.
-    ///   - play: plays the call with this recording's body; nil when the player did not play it.
+    ///   - play: plays the call with this recording's body; nil when no recording answers it.
     package init(candidates: [RecordedChat], play: @escaping (Interaction) -> Playback?) {
         self.candidates = candidates
         self.play = play

@@ -99,7 +99,7 @@ package final class Player: Sendable {
                       quickly: Bool) -> PlaybackResult? {
         let request = options.secrets.conceal(incoming)
         let matched = matcher.matches(request)
-        let candidates = hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
+        let candidates = answering(request, among: matched)
         // Only a request no recording answers consults the stubs (their answers, or their near misses).
         if candidates.isEmpty, quickly, stubs.mayMatchSlowly { return nil }
         stubs.log(request, session: session)
@@ -116,6 +116,31 @@ package final class Player: Sendable {
             }
             return .unmatched(unmatched)
         }
+        return play(request, as: incoming, among: candidates, session: session)
+    }
+
+    /// Plays a request only when a recording answers it, and leaves no trace when none does (no
+    /// stub consulted, nothing logged, no diagnosis): how a chat is tried as its messages come
+    /// (``GRPCChat``), before its call is matched whole like any request. It never waits.
+    package func playRecording(_ incoming: CassetteRequest, session: String = "") -> Playback? {
+        let request = options.secrets.conceal(incoming)
+        let candidates = answering(request, among: matcher.matches(request))
+        guard !candidates.isEmpty, case .played(let playback) = play(request, as: incoming, among: candidates, session: session) else {
+            return nil
+        }
+        stubs.log(request, session: session)
+        return playback
+    }
+
+    /// The recordings the matcher found that the custom rules let answer the request.
+    private func answering(_ request: CassetteRequest, among matched: [Int]) -> [Int] {
+        hooks.rules.isEmpty ? matched : matched.filter { failedCustomRules(matched: $0, request).isEmpty }
+    }
+
+    /// Plays one of the recordings that answer a request (its secrets concealed; `incoming` as
+    /// received, for `beforePlayback`): expiry and the exhaustion policy choose, or say why none.
+    private func play(_ request: CassetteRequest, as incoming: CassetteRequest, among candidates: [Int],
+                      session: String) -> PlaybackResult {
         // Without an expiry age nothing expires: no clock to read, no candidate to filter.
         let now = canExpire ? hooks.now() : nil
         var servable = candidates

@@ -8,9 +8,10 @@ import TapedeckNIO
 /// Replays a chat, a gRPC call whose client waits for answers between its messages, to a client
 /// as it speaks: its messages are read as they come; the first recorded chat of its method and
 /// path that they follow, and that has something to send by now, is played through the player
-/// (headers, sessions and exhaustion as for any request), and that chat's ``GRPCConversation``
-/// says what goes when. A call that follows no recorded chat, or ends before any is ready, is
-/// answered as any call once its body is in.
+/// (headers, sessions and exhaustion as for any request; only recordings are tried, so nothing
+/// waits on the event loop), and that chat's ``GRPCConversation`` says what goes when. A call
+/// that follows no recorded chat, or ends before any is ready, is answered as any call (by a
+/// stub, say) once its body is in.
 package struct GRPCCallReplay: Sendable {
     /// The recorded chats of the call's method and path.
     let candidates: [RecordedChat]
@@ -54,10 +55,7 @@ private final class GRPCCallPlayer {
         chat = GRPCChat(candidates: replay.candidates) { recording in
             var played = incoming
             played.body = recording.request.body
-            // On the event loop: a trial that would reach a stub's regular expression declines, and
-            // the call is then matched whole, off the loop; a trial's miss needs no diagnosis.
-            guard case .played(let playback) = replay.deck.player.play(played, session: replay.session, explainingMisses: false,
-                                                                       quickly: true) else { return nil }
+            guard let playback = replay.deck.player.playRecording(played, session: replay.session) else { return nil }
             replay.answers.note(playback, for: played, session: replay.session)
             return playback
         }
