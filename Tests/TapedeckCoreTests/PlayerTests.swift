@@ -108,4 +108,19 @@ struct PlayerTests {
         #expect(playback.index == 0)
         #expect(player.playedCounts().map(\.cassette) == ["two.json"])
     }
+
+    @Test("a trial (a chat tried as its messages come) plays a recording, or leaves no trace")
+    func trials() {
+        let stub = Stub(name: "any", request: RequestPattern(path: "/{any}"), response: StubResponse(status: 200, body: Body(text: "stub")))
+        let player = Player(cassette: cassette([interaction(request("GET", "/poll"), body: "answer 1")]), name: "poll.json",
+                            options: PlaybackOptions(exhaustion: .error), stubs: [stub])
+        #expect(player.playRecording(request("GET", "/other"))?.interaction.response.body.text == nil,
+                "the stub that would answer it is not consulted")
+        #expect(player.stubs.verify(RequestPattern()).isEmpty, "a miss is not logged")
+        #expect(player.playRecording(request("GET", "/poll"))?.interaction.response.body.text == "answer 1")
+        #expect(player.stubs.verify(RequestPattern()).count == 1, "a play is logged")
+        #expect(player.playRecording(request("GET", "/poll"))?.interaction.response.body.text == nil, "exhausted under error")
+        #expect(player.stubs.verify(RequestPattern()).count == 1)
+        #expect(player.play(request("GET", "/other")).servedText == "stub", "played whole, the stub answers")
+    }
 }

@@ -26,8 +26,8 @@ package struct RecordedChat: Sendable {
 /// recorded body on the player, so headers, sessions and exhaustion count as for any request;
 /// only recordings are tried, ``Player/playRecording(_:session:)``), and that chat's
 /// ``GRPCConversation`` goes on from there. A call that follows no chat, or ends before one is
-/// ready, is to be matched whole: only then may a stub answer it. The replay server and the in-process transport
-/// both run chats through this one type and only carry out its steps.
+/// ready, is to be matched whole: only then may a stub answer it. The replay server and the
+/// in-process transport both run chats through this one type and only carry out its steps.
 package struct GRPCChat {
     /// What to do after the client's next message or its end.
     package enum Step {

@@ -29,23 +29,23 @@ package struct LRUCache<Key: Hashable, Value> {
     /// counts grow with its cassette, so every request would have copied them all.
     package subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
         mutating get {
-            use(key, default: defaultValue)
-            return entries[key]!.value
+            entries.values[use(key, default: defaultValue)].value
         }
         _modify {
-            use(key, default: defaultValue)
-            yield &entries[key]!.value
+            yield &entries.values[use(key, default: defaultValue)].value
         }
     }
 
-    /// Counts a use of `key`, storing `defaultValue()` first when there is none.
-    private mutating func use(_ key: Key, default defaultValue: () -> Value) {
+    /// Counts a use of `key`, storing `defaultValue()` first when there is none; returns where
+    /// its entry is. A key already kept (every request of a session after its first) is hashed once.
+    private mutating func use(_ key: Key, default defaultValue: () -> Value) -> [Key: (value: Value, used: UInt64)].Index {
         clock &+= 1
-        if entries[key] == nil {
-            insert(defaultValue(), for: key)
-        } else {
-            entries[key]!.used = clock
+        if let index = entries.index(forKey: key) {
+            entries.values[index].used = clock
+            return index
         }
+        insert(defaultValue(), for: key)
+        return entries.index(forKey: key)!
     }
 
     /// Stores `value` for `key`, counted as a use.
