@@ -30,8 +30,7 @@ import Testing
     }
 
     /// A stream's exchange handler in front of a replay server holding the chat and `stubs`.
-    private func stream(stubs: [Stub]) throws -> (EmbeddedChannel, ReplayDeck) {
-        let home = try Fixtures.temporaryDirectory()
+    private func stream(stubs: [Stub], home: URL) throws -> (EmbeddedChannel, ReplayDeck) {
         let configuration = ServerConfiguration(port: 0, maxBodySize: 1024, idleTimeout: .seconds(60), authorityHome: home)
         let deck = try ReplayDeck(cassettes: [("chat.json", Cassette(interactions: [recordedChat()]))], options: PlaybackOptions(), stubs: stubs)
         let mode = ReplayMode(deck: deck, library: nil, configuration: configuration, authority: CertificateAuthority(home: home))
@@ -53,8 +52,10 @@ import Testing
     /// consulted (a regular expression could take its whole budget there), nothing logged. The
     /// call is matched whole once it ends, as any request: then a stub may answer it.
     @Test func aChatTrialTriesTheRecordingsOnly() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
         let regexStub = Stub(request: RequestPattern(pathRegex: try StubRegex("^/orders/(a+)+$")), response: StubResponse(status: 200))
-        let (playing, deck) = try stream(stubs: [regexStub])
+        let (playing, deck) = try stream(stubs: [regexStub], home: home)
         try call("/demo.Greeter/Chat", on: playing)
         guard case .head(let head) = try playing.readOutbound(as: HTTPServerResponsePart.self) else {
             Issue.record("a call that follows the recording is played as it speaks")
@@ -64,14 +65,14 @@ import Testing
         #expect(deck.player.stubs.verify(RequestPattern()).count == 1, "the played call is logged once")
 
         // Its query matches no recording; its messages follow the chat, so the chat is tried.
-        let (declined, other) = try stream(stubs: [regexStub])
+        let (declined, other) = try stream(stubs: [regexStub], home: home)
         try call("/demo.Greeter/Chat?variant=2", on: declined)
         #expect(try declined.readOutbound(as: HTTPServerResponsePart.self) == nil, "nothing played")
         #expect(other.player.stubs.verify(RequestPattern()).isEmpty,
                 "the trial stopped before the stubs: their regular expression did not run on the event loop")
 
         let pathStub = Stub(request: RequestPattern(path: "/demo.Greeter/Chat"), response: StubResponse(status: 200))
-        let (stubbed, withStub) = try stream(stubs: [pathStub])
+        let (stubbed, withStub) = try stream(stubs: [pathStub], home: home)
         try call("/demo.Greeter/Chat?variant=2", on: stubbed)
         #expect(try stubbed.readOutbound(as: HTTPServerResponsePart.self) == nil, "the stub waits for the whole call")
         #expect(withStub.player.stubs.verify(RequestPattern()).isEmpty)
