@@ -94,6 +94,13 @@ public final class CassetteGRPCTransport: ClientTransport {
         }
     }
 
+    /// The calls this transport received that fit `pattern`, oldest first: what a test asserts its
+    /// client sent. A call answered whole is there once it is played; a chat (answered as its
+    /// messages come) once its client ended or cancelled it, with every message it wrote.
+    public func verify(_ pattern: RequestPattern) -> [CassetteRequest] {
+        player.stubs.verify(pattern)
+    }
+
     /// Puts playback and stub scenarios back to the start.
     public func reset() {
         player.reset()

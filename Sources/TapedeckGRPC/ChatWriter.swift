@@ -17,6 +17,8 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
         var chat: GRPCChat?
         var playback: Playback?
         var whole = false
+        /// Whether the played call went into the stubs' request log.
+        var logged = false
     }
 
     private let state = Locked(State())
@@ -56,7 +58,10 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
             let answered = self.parts(for: state.chat!.clientEnded(), state: &state)
             return (answered, state.whole, call.cassetteRequest(metadata: state.metadata, messages: state.messages))
         }
-        guard whole else { return put(answered) }
+        guard whole else {
+            put(answered)
+            return logPlayed()
+        }
         do {
             try await call.send(call.play(request), into: response)
             response.finish()
@@ -67,13 +72,25 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
 
     /// The client gave up on its request: nothing more is answered.
     func finish(throwing error: any Error) async {
+        logPlayed()
         response.finish(throwing: error)
+    }
+
+    /// Puts a played chat into the stubs' request log once, with the messages the client sent (a
+    /// call answered whole is logged as it is played).
+    private func logPlayed() {
+        let request: CassetteRequest? = state.withLock { state in
+            guard state.playback != nil, !state.whole, !state.logged else { return nil }
+            state.logged = true
+            return call.cassetteRequest(metadata: state.metadata, messages: state.messages)
+        }
+        if let request { call.player.logReceived(request) }
     }
 
     /// The chats of the call, played on the transport's player with the call's metadata.
     private func chat(metadata: Metadata) -> GRPCChat {
         let call = call
-        return GRPCChat(candidates: candidates) { candidate in
+        return GRPCChat(candidates: candidates) { candidate, _ in
             var request = call.cassetteRequest(metadata: metadata, messages: [])
             request.body = candidate.request.body
             return call.player.playRecording(request)

@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import GRPCProtobuf
+import Tapedeck
 import TapedeckGRPC
 import TapedeckTestSupport
 import Testing
@@ -165,8 +166,24 @@ import Testing
         upstream.stop()
 
         #expect(try await chat(transport: CassetteGRPCTransport(cassette: cassette), timeout: .seconds(30)) == live)
-        let off = try await chat(transport: CassetteGRPCTransport(cassette: cassette), second: "other", timeout: .seconds(30))
+        let replaying = try CassetteGRPCTransport(cassette: cassette)
+        let off = try await chat(transport: replaying, second: "other", timeout: .seconds(30))
         #expect(off == "chat ONE#0 unimplemented the call left its recording of /demo.Notes/Shout: message 2 differs from the recorded one")
+        // Verification sees what the client wrote, not the recording the chat was played from.
+        let received = replaying.verify(RequestPattern(path: "/demo.Notes/Shout"))
+        #expect(try received.map { try Self.notes(in: $0.body.data) } == [["one", "other"]])
+    }
+
+    /// The texts of the notes in a framed gRPC body.
+    private static func notes(in body: Data) throws -> [String] {
+        var rest = body[...]
+        var texts: [String] = []
+        while rest.count >= 5 {
+            let length = rest.dropFirst().prefix(4).reduce(0) { $0 << 8 | Int($1) }
+            texts.append(try Demo_Note(serializedBytes: Array(rest.dropFirst(5).prefix(length))).text)
+            rest = rest.dropFirst(5 + length)
+        }
+        return texts
     }
 
     /// A chat recorded in process (``RecordingGRPCTransport`` forwards a call of a method the

@@ -42,29 +42,33 @@ package struct GRPCChat {
     }
 
     private let candidates: [RecordedChat]
-    private let play: (Interaction) -> Playback?
-    /// The messages received while no chat is chosen.
-    private var messages: [Data] = []
+    private let play: (Interaction, [Data]) -> Playback?
+    /// The client's messages so far (decompressed), until the call is handed over to whole matching.
+    package private(set) var messages: [Data] = []
     private var playing: GRPCConversation?
     private var handedOver = false
 
     /// - Parameters:
     ///   - candidates: the recorded chats of the call's method and path.
-    ///   - play: plays the call with this recording's body; nil when no recording answers it.
-    package init(candidates: [RecordedChat], play: @escaping (Interaction) -> Playback?) {
+    ///   - play: plays the call with this recording's body; nil when no recording answers it. The
+    ///     client's messages so far come with it, for what is noted of the call.
+    package init(candidates: [RecordedChat], play: @escaping (_ recording: Interaction, _ messages: [Data]) -> Playback?) {
         self.candidates = candidates
         self.play = play
     }
 
+    /// Whether a recorded chat is being played (so the call is not matched whole).
+    package var isPlaying: Bool { playing != nil }
+
     /// The client's next message (decompressed) came.
     package mutating func received(_ message: Data) -> Step {
         guard !handedOver else { return .wait }
+        messages.append(message)
         if var playing {
             let actions = playing.received(message)
             self.playing = playing
             return .act(actions)
         }
-        messages.append(message)
         return choose(ended: false)
     }
 
@@ -85,7 +89,7 @@ package struct GRPCChat {
         for candidate in candidates where candidate.conversation.follows(messages) {
             var trial = candidate.conversation
             guard !actions(of: &trial, ended: ended).isEmpty,
-                  let playback = play(candidate.recording),
+                  let playback = play(candidate.recording, messages),
                   var conversation = GRPCConversation(playback.interaction), conversation.follows(messages) else { continue }
             let actions = actions(of: &conversation, ended: ended)
             playing = conversation

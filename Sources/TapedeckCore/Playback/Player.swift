@@ -120,16 +120,23 @@ package final class Player: Sendable {
     }
 
     /// Plays a request only when a recording answers it, and leaves no trace when none does (no
-    /// stub consulted, nothing logged, no diagnosis): how a chat is tried as its messages come
-    /// (``GRPCChat``), before its call is matched whole like any request. It never waits.
+    /// stub consulted, no diagnosis): how a chat is tried as its messages come (``GRPCChat``),
+    /// before its call is matched whole like any request. It never waits. Nothing goes into the
+    /// stubs' request log: a chat is tried with its recording's body, and its caller logs what the
+    /// client sent once its messages are in (``logReceived(_:session:)``).
     package func playRecording(_ incoming: CassetteRequest, session: String = "") -> Playback? {
         let request = options.secrets.conceal(incoming)
         let candidates = answering(request, among: matcher.matches(request))
         guard !candidates.isEmpty, case .played(let playback) = play(request, as: incoming, among: candidates, session: session) else {
             return nil
         }
-        stubs.log(request, session: session)
         return playback
+    }
+
+    /// Puts a request played by ``playRecording(_:session:)`` into the stubs' request log (what
+    /// verification counts), its secrets concealed: a chat, with the messages its client sent.
+    package func logReceived(_ incoming: CassetteRequest, session: String = "") {
+        stubs.log(options.secrets.conceal(incoming), session: session)
     }
 
     /// The recordings the matcher found that the custom rules let answer the request.

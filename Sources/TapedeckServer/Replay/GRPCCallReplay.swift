@@ -24,7 +24,7 @@ package struct GRPCCallReplay: Sendable {
              whole: @escaping @Sendable (IncomingRequest, ResponseSink) -> Void) {
         guard let stream = request.bodyStream else { return whole(request, sink) }
         let player = GRPCCallPlayer(replay: self, request: request, sink: sink, whole: whole)
-        stream.read(with: RequestBodyStream.Reader(part: player.take, end: player.clientEnded, failure: {}))
+        stream.read(with: RequestBodyStream.Reader(part: player.take, end: player.clientEnded, failure: player.clientLeft))
     }
 }
 
@@ -35,6 +35,8 @@ private final class GRPCCallPlayer {
     private let sink: ResponseSink
     private let whole: @Sendable (IncomingRequest, ResponseSink) -> Void
     private let encoding: String?
+    /// The call as a cassette request, without its body.
+    private let incoming: CassetteRequest
     /// Bytes received that do not make a whole message yet.
     private var pending = Data()
     private var chat: GRPCChat
@@ -43,6 +45,8 @@ private final class GRPCCallPlayer {
     private var headSent = false
     /// Whether the call went to the complete-request path.
     private var handedOver = false
+    /// Whether the played call went into the stubs' request log.
+    private var logged = false
 
     init(replay: GRPCCallReplay, request: IncomingRequest, sink: ResponseSink,
          whole: @escaping @Sendable (IncomingRequest, ResponseSink) -> Void) {
@@ -52,13 +56,22 @@ private final class GRPCCallPlayer {
         self.whole = whole
         encoding = request.head.headerFields[.grpcEncoding]
         let incoming = request.cassetteRequest()
-        chat = GRPCChat(candidates: replay.candidates) { recording in
+        self.incoming = incoming
+        chat = GRPCChat(candidates: replay.candidates) { recording, messages in
             var played = incoming
             played.body = recording.request.body
             guard let playback = replay.deck.player.playRecording(played, session: replay.session) else { return nil }
-            replay.answers.note(playback, for: played, session: replay.session)
+            // The journal and the inspector show what the client had sent when the chat was chosen.
+            replay.answers.note(playback, for: Self.request(incoming, with: messages), session: replay.session)
             return playback
         }
+    }
+
+    /// The call with these messages as its body.
+    private static func request(_ call: CassetteRequest, with messages: [Data]) -> CassetteRequest {
+        var request = call
+        request.body = Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
+        return request
     }
 
     func take(_ part: ByteBuffer) {
@@ -71,6 +84,20 @@ private final class GRPCCallPlayer {
     func clientEnded() {
         guard !handedOver else { return }
         carryOut(chat.clientEnded())
+        logReceived()
+    }
+
+    /// The client reset the call before it ended: what it sent goes into the log all the same.
+    func clientLeft() {
+        logReceived()
+    }
+
+    /// Puts the played call into the stubs' request log once, with the messages the client sent
+    /// (a call handed over is logged by the complete-request path).
+    private func logReceived() {
+        guard chat.isPlaying, !handedOver, !logged else { return }
+        logged = true
+        replay.deck.player.logReceived(Self.request(incoming, with: chat.messages), session: replay.session)
     }
 
     /// The next whole message received, decompressed; nil until one is whole.

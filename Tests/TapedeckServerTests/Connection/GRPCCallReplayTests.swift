@@ -62,7 +62,8 @@ import Testing
             return
         }
         #expect(head.status == .ok)
-        #expect(deck.player.stubs.verify(RequestPattern()).count == 1, "the played call is logged once")
+        try playing.writeInbound(HTTPServerRequestPart.end(nil))
+        #expect(deck.player.stubs.verify(RequestPattern()).count == 1, "the played call is logged once, when it ended")
 
         // Its query matches no recording; its messages follow the chat, so the chat is tried.
         let (declined, other) = try stream(stubs: [regexStub], home: home)
@@ -83,5 +84,28 @@ import Testing
         }
         #expect(withStub.player.stubs.verify(RequestPattern()).count == 1, "and logged once")
         for channel in [playing, declined, stubbed] { _ = try? channel.finish() }
+    }
+
+    /// A played chat goes into the `verify` log with what its client sent, not with the recording it
+    /// was tried by: logged when the client ends the call, or resets it, with every message.
+    @Test func aPlayedChatIsLoggedWithTheMessagesItsClientSent() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (departing, deck) = try stream(stubs: [], home: home)
+        try call("/demo.Greeter/Chat", on: departing)
+        try departing.writeInbound(HTTPServerRequestPart.body(ByteBuffer(bytes: GRPCMessage.frame([message("other")]))))
+        #expect(deck.player.stubs.verify(RequestPattern()).isEmpty, "logged once the call's messages are all in")
+        try departing.writeInbound(HTTPServerRequestPart.end(nil))
+        let logged = deck.player.stubs.verify(RequestPattern())
+        #expect(logged.map { GRPCMessage.split($0.body.data)?.map { String(decoding: $0.bytes, as: UTF8.self) } } == [["ping", "other"]],
+                "the client's two messages, not the recording's ping and pong")
+        #expect(logged.first?.target.path == "/demo.Greeter/Chat")
+
+        let (reset, resetDeck) = try stream(stubs: [], home: home)
+        try call("/demo.Greeter/Chat", on: reset)
+        reset.pipeline.fireChannelInactive()
+        #expect(resetDeck.player.stubs.verify(RequestPattern()).map { GRPCMessage.split($0.body.data)?.count } == [1],
+                "a call the client reset is logged with the message it sent")
+        for channel in [departing, reset] { _ = try? channel.finish() }
     }
 }
