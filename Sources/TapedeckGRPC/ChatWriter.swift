@@ -17,8 +17,6 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
         var chat: GRPCChat?
         var playback: Playback?
         var whole = false
-        /// Whether the played call went into the stubs' request log.
-        var logged = false
     }
 
     private let state = Locked(State())
@@ -76,13 +74,11 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
         response.finish(throwing: error)
     }
 
-    /// Puts a played chat into the stubs' request log once, with the messages the client sent (a
-    /// call answered whole is logged as it is played).
+    /// Puts a played chat into the stubs' request log, as the chat says.
     private func logPlayed() {
         let request: CassetteRequest? = state.withLock { state in
-            guard state.playback != nil, !state.whole, !state.logged else { return nil }
-            state.logged = true
-            return call.cassetteRequest(metadata: state.metadata, messages: state.messages)
+            guard let messages = state.chat?.messagesToLog() else { return nil }
+            return call.cassetteRequest(metadata: state.metadata, messages: messages.map { GRPCMessage(bytes: $0, compressed: false) })
         }
         if let request { call.player.logReceived(request) }
     }

@@ -45,6 +45,29 @@ import Testing
         #expect(more.follows([Data("ping".utf8)]) && !more.follows([Data("pong".utf8)]))
     }
 
+    /// A played chat is logged once, with what its client sent; a call handed over to whole
+    /// matching is not the chat's to log.
+    @Test func aPlayedChatIsLoggedOnceWithTheClientsMessages() throws {
+        let recording = chat()
+        let candidates = [RecordedChat(recording: recording, conversation: try #require(GRPCConversation(recording)))]
+        let playback = Playback(interaction: recording, cassette: "chat.json", index: 0, position: 0, playCount: 1,
+                                delay: ResponseDelay(head: .zero, total: .zero))
+        var played = GRPCChat(candidates: candidates) { _, _ in playback }
+        #expect(played.messagesToLog() == nil, "nothing to log before a chat is played")
+        _ = played.received(Data("ping".utf8))
+        _ = played.received(Data("other".utf8))
+        #expect(played.messagesToLog() == [Data("ping".utf8), Data("other".utf8)], "the client's messages, not the recording's")
+        #expect(played.messagesToLog() == nil, "once")
+
+        var whole = GRPCChat(candidates: candidates) { _, _ in nil }
+        _ = whole.received(Data("ping".utf8))
+        guard case .whole = whole.clientEnded() else {
+            Issue.record("a call no recording answers is matched whole")
+            return
+        }
+        #expect(whole.messagesToLog() == nil, "a call matched whole is logged as it is played")
+    }
+
     @Test func onlyACallAnsweredBeforeItsLastMessageIsAChat() {
         // Every message before the answer began: replayed whole, as any call.
         #expect(GRPCConversation(chat(requestTimes: [1, 2])) == nil)

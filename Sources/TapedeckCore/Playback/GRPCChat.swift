@@ -44,9 +44,10 @@ package struct GRPCChat {
     private let candidates: [RecordedChat]
     private let play: (Interaction, [Data]) -> Playback?
     /// The client's messages so far (decompressed), until the call is handed over to whole matching.
-    package private(set) var messages: [Data] = []
+    private var messages: [Data] = []
     private var playing: GRPCConversation?
     private var handedOver = false
+    private var logged = false
 
     /// - Parameters:
     ///   - candidates: the recorded chats of the call's method and path.
@@ -57,8 +58,15 @@ package struct GRPCChat {
         self.play = play
     }
 
-    /// Whether a recorded chat is being played (so the call is not matched whole).
-    package var isPlaying: Bool { playing != nil }
+    /// What goes into the stubs' request log (what `verify` counts) for a call played as a chat,
+    /// once, when the client ended or left the call: every message it sent (the chat was tried
+    /// with its recording's body, which the client may not have followed). Nil for a call handed
+    /// over to whole matching, which is logged as it is played, and once logged.
+    package mutating func messagesToLog() -> [Data]? {
+        guard playing != nil, !handedOver, !logged else { return nil }
+        logged = true
+        return messages
+    }
 
     /// The client's next message (decompressed) came.
     package mutating func received(_ message: Data) -> Step {

@@ -45,8 +45,6 @@ private final class GRPCCallPlayer {
     private var headSent = false
     /// Whether the call went to the complete-request path.
     private var handedOver = false
-    /// Whether the played call went into the stubs' request log.
-    private var logged = false
 
     init(replay: GRPCCallReplay, request: IncomingRequest, sink: ResponseSink,
          whole: @escaping @Sendable (IncomingRequest, ResponseSink) -> Void) {
@@ -92,12 +90,10 @@ private final class GRPCCallPlayer {
         logReceived()
     }
 
-    /// Puts the played call into the stubs' request log once, with the messages the client sent
-    /// (a call handed over is logged by the complete-request path).
+    /// Puts a played chat into the stubs' request log, as the chat says.
     private func logReceived() {
-        guard chat.isPlaying, !handedOver, !logged else { return }
-        logged = true
-        replay.deck.player.logReceived(Self.request(incoming, with: chat.messages), session: replay.session)
+        guard let messages = chat.messagesToLog() else { return }
+        replay.deck.player.logReceived(Self.request(incoming, with: messages), session: replay.session)
     }
 
     /// The next whole message received, decompressed; nil until one is whole.
