@@ -274,6 +274,7 @@ let package = Package(
         .testTarget(
             name: "TapedeckGRPCSwiftTests",
             dependencies: [
+                "TapedeckCore",
                 "TapedeckGRPC",
                 "TapedeckGRPCTesting",
                 "TapedeckTesting",

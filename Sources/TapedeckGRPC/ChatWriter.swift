@@ -77,8 +77,10 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
     /// Puts a played chat into the stubs' request log, as the chat says.
     private func logPlayed() {
         let request: CassetteRequest? = state.withLock { state in
-            guard let messages = state.chat?.messagesToLog() else { return nil }
-            return call.cassetteRequest(metadata: state.metadata, messages: messages.map { GRPCMessage(bytes: $0, compressed: false) })
+            guard let sent = state.chat?.bodyToLog() else { return nil }
+            var request = call.cassetteRequest(metadata: state.metadata, messages: [])
+            request.body = sent
+            return request
         }
         if let request { call.player.logReceived(request) }
     }

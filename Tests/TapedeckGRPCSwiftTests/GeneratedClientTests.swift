@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import GRPCProtobuf
 import Tapedeck
+import TapedeckCore
 import TapedeckGRPC
 import TapedeckTestSupport
 import Testing
@@ -176,14 +177,7 @@ import Testing
 
     /// The texts of the notes in a framed gRPC body.
     private static func notes(in body: Data) throws -> [String] {
-        var rest = body[...]
-        var texts: [String] = []
-        while rest.count >= 5 {
-            let length = rest.dropFirst().prefix(4).reduce(0) { $0 << 8 | Int($1) }
-            texts.append(try Demo_Note(serializedBytes: Array(rest.dropFirst(5).prefix(length))).text)
-            rest = rest.dropFirst(5 + length)
-        }
-        return texts
+        try (GRPCMessage.split(body) ?? []).map { try Demo_Note(serializedBytes: Array($0.bytes)).text }
     }
 
     /// A chat recorded in process (``RecordingGRPCTransport`` forwards a call of a method the

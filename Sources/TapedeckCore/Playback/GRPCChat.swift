@@ -42,7 +42,7 @@ package struct GRPCChat {
     }
 
     private let candidates: [RecordedChat]
-    private let play: (Interaction, [Data]) -> Playback?
+    private let play: (Interaction, Body) -> Playback?
     /// The client's messages so far (decompressed), until the call is handed over to whole matching.
     private var messages: [Data] = []
     private var playing: GRPCConversation?
@@ -52,20 +52,25 @@ package struct GRPCChat {
     /// - Parameters:
     ///   - candidates: the recorded chats of the call's method and path.
     ///   - play: plays the call with this recording's body; nil when no recording answers it. The
-    ///     client's messages so far come with it, for what is noted of the call.
-    package init(candidates: [RecordedChat], play: @escaping (_ recording: Interaction, _ messages: [Data]) -> Playback?) {
+    ///     client's messages so far come with it as a body (``sent``), for what is noted of the call.
+    package init(candidates: [RecordedChat], play: @escaping (_ recording: Interaction, _ sent: Body) -> Playback?) {
         self.candidates = candidates
         self.play = play
     }
 
-    /// What goes into the stubs' request log (what `verify` counts) for a call played as a chat,
-    /// once, when the client ended or left the call: every message it sent (the chat was tried
-    /// with its recording's body, which the client may not have followed). Nil for a call handed
-    /// over to whole matching, which is logged as it is played, and once logged.
-    package mutating func messagesToLog() -> [Data]? {
+    /// The body of what goes into the stubs' request log (what `verify` counts) for a call played
+    /// as a chat, once, when the client ended or left the call: every message it sent (the chat
+    /// was tried with its recording's body, which the client may not have followed). Nil for a
+    /// call handed over to whole matching, which is logged as it is played, and once logged.
+    package mutating func bodyToLog() -> Body? {
         guard playing != nil, !handedOver, !logged else { return nil }
         logged = true
-        return messages
+        return sent
+    }
+
+    /// The client's messages so far as a request body, framed.
+    private var sent: Body {
+        Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
     }
 
     /// The client's next message (decompressed) came.
@@ -97,7 +102,7 @@ package struct GRPCChat {
         for candidate in candidates where candidate.conversation.follows(messages) {
             var trial = candidate.conversation
             guard !actions(of: &trial, ended: ended).isEmpty,
-                  let playback = play(candidate.recording, messages),
+                  let playback = play(candidate.recording, sent),
                   var conversation = GRPCConversation(playback.interaction), conversation.follows(messages) else { continue }
             let actions = actions(of: &conversation, ended: ended)
             playing = conversation

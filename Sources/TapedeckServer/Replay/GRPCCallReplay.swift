@@ -55,20 +55,20 @@ private final class GRPCCallPlayer {
         encoding = request.head.headerFields[.grpcEncoding]
         let incoming = request.cassetteRequest()
         self.incoming = incoming
-        chat = GRPCChat(candidates: replay.candidates) { recording, messages in
+        chat = GRPCChat(candidates: replay.candidates) { recording, sent in
             var played = incoming
             played.body = recording.request.body
             guard let playback = replay.deck.player.playRecording(played, session: replay.session) else { return nil }
             // The journal and the inspector show what the client had sent when the chat was chosen.
-            replay.answers.note(playback, for: Self.request(incoming, with: messages), session: replay.session)
+            replay.answers.note(playback, for: Self.request(incoming, with: sent), session: replay.session)
             return playback
         }
     }
 
-    /// The call with these messages as its body.
-    private static func request(_ call: CassetteRequest, with messages: [Data]) -> CassetteRequest {
+    /// The call with this body.
+    private static func request(_ call: CassetteRequest, with body: Body) -> CassetteRequest {
         var request = call
-        request.body = Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
+        request.body = body
         return request
     }
 
@@ -92,8 +92,8 @@ private final class GRPCCallPlayer {
 
     /// Puts a played chat into the stubs' request log, as the chat says.
     private func logReceived() {
-        guard let messages = chat.messagesToLog() else { return }
-        replay.deck.player.logReceived(Self.request(incoming, with: messages), session: replay.session)
+        guard let sent = chat.bodyToLog() else { return }
+        replay.deck.player.logReceived(Self.request(incoming, with: sent), session: replay.session)
     }
 
     /// The next whole message received, decompressed; nil until one is whole.
