@@ -255,6 +255,30 @@ struct InspectorTests {
         #expect(store.exchange(id: second)?.response?.headers.contains(["Set-Cookie", Redactor.placeholder]) == true)
     }
 
+    @Test("a request body put in after the exchange was kept (a played chat's messages) is redacted as one kept then would be")
+    func requestEndedRedacts() throws {
+        let store = ExchangeStore(capacity: 4, bodyLimit: 32, secrets: try Secrets(["API_KEY": "key-0123456789"]))
+        let call = CassetteRequest(method: "POST", url: "/chat", headers: ["Content-Type": "application/json"], body: Body(text: "{}"))
+        let entry = JournalEntry(time: "t", method: "POST", url: "/chat", session: nil, outcome: .played)
+        func shown(_ id: Int) throws -> String {
+            String(decoding: try JSONEncoder().encode(try #require(store.exchange(id: id))), as: UTF8.self)
+        }
+        let small = store.add(entry, request: call, response: CassetteResponse(status: 200))
+        store.requestEnded(id: small, body: Body(text: #"{"key":"key-0123456789"}"#))
+        #expect(store.exchange(id: small)?.request.body.size == 24)
+        #expect(try !shown(small).contains("key-0123456789"), "concealed when shown")
+
+        let large = #"{"pad":"\#(String(repeating: "x", count: 100))","password":"hunter2-live"}"#
+        let cut = store.add(entry, request: call, response: CassetteResponse(status: 200))
+        store.requestEnded(id: cut, body: Body(text: large))
+        #expect(store.exchange(id: cut)?.request.body.truncated == true)
+        #expect(try !shown(cut).contains("hunter2"), "redacted whole before it is cut")
+
+        let clean = store.add(entry, request: call, response: CassetteResponse(status: 200), isClean: true)
+        store.requestEnded(id: clean, body: Body(text: #"{"password":"hunter2-live"}"#))
+        #expect(try !shown(clean).contains("hunter2"), "an exchange kept clean stays clean")
+    }
+
     @Test("the recording proxy shows what it recorded in redacted form, never the live secrets")
     func recordingProxyShowsRedacted() async throws {
         _ = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, _: TestUpstream) async throws in

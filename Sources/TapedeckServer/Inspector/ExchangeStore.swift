@@ -101,6 +101,26 @@ package final class ExchangeStore: Sendable {
         return kept
     }
 
+    /// Puts the request body its client had sent by the end into exchange `id`: a played chat is
+    /// kept when it is chosen, with the messages sent by then. Redacted now when the exchange is
+    /// kept redacted already or the body must be cut, as ``add(_:request:response:chunks:status:diagnosis:isClean:)`` does.
+    package func requestEnded(id: Int, body: Body) {
+        log.update(where: { $0.summary.id == id }) { kept in
+            var request = kept.request
+            request.body = body
+            kept.requestSize = body.count
+            if kept.isClean {
+                kept.request = redaction.clean(request: request, response: nil).0
+            } else if body.count > bodyLimit {
+                (kept.request, kept.response, kept.removed) = redaction.clean(request: request, response: kept.response)
+                kept.isClean = true
+            } else {
+                kept.request = request
+            }
+            kept.request.body.cut(to: bodyLimit)
+        }
+    }
+
     /// Adds the WebSocket conversation of exchange `id` once its connection ended.
     package func conversationEnded(id: Int, _ conversation: InspectedConversation) {
         log.update(where: { $0.summary.id == id }) { $0.conversation = conversation }

@@ -39,7 +39,9 @@ private final class GRPCCallPlayer {
     private let incoming: CassetteRequest
     /// Bytes received that do not make a whole message yet.
     private var pending = Data()
-    private var chat: GRPCChat
+    private lazy var chat = GRPCChat(candidates: replay.candidates) { [unowned self] recording, sent in play(recording, sent: sent) }
+    /// The inspector's id of the chat played, once one is.
+    private var inspected: Int?
     /// The answer of the chat being played, as prepared for this client.
     private var answer: PreparedResponse?
     private var headSent = false
@@ -53,16 +55,17 @@ private final class GRPCCallPlayer {
         self.sink = sink
         self.whole = whole
         encoding = request.head.headerFields[.grpcEncoding]
-        let incoming = request.cassetteRequest()
-        self.incoming = incoming
-        chat = GRPCChat(candidates: replay.candidates) { recording, sent in
-            var played = incoming
-            played.body = recording.request.body
-            guard let playback = replay.deck.player.playRecording(played, session: replay.session) else { return nil }
-            // The journal and the inspector show what the client had sent when the chat was chosen.
-            replay.answers.note(playback, for: Self.request(incoming, with: sent), session: replay.session)
-            return playback
-        }
+        incoming = request.cassetteRequest()
+    }
+
+    /// Plays the call with a recording's body (a trial of the chat); the journal and the
+    /// inspector note the one played with what the client had sent by then.
+    private func play(_ recording: Interaction, sent: Body) -> Playback? {
+        var played = incoming
+        played.body = recording.request.body
+        guard let playback = replay.deck.player.playRecording(played, session: replay.session) else { return nil }
+        inspected = replay.answers.note(playback, for: Self.request(incoming, with: sent), session: replay.session)
+        return playback
     }
 
     /// The call with this body.
@@ -90,10 +93,12 @@ private final class GRPCCallPlayer {
         logReceived()
     }
 
-    /// Puts a played chat into the stubs' request log, as the chat says.
+    /// Puts a played chat into the stubs' request log, as the chat says, and its messages into
+    /// the inspector's exchange.
     private func logReceived() {
         guard let sent = chat.bodyToLog() else { return }
         replay.deck.player.logReceived(Self.request(incoming, with: sent), session: replay.session)
+        if let inspected { replay.answers.exchanges?.requestEnded(id: inspected, body: sent) }
     }
 
     /// The next whole message received, decompressed; nil until one is whole.

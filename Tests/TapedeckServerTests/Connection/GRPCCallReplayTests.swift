@@ -31,13 +31,19 @@ import Testing
 
     /// A stream's exchange handler in front of a replay server holding the chat and `stubs`.
     private func stream(stubs: [Stub], home: URL) throws -> (EmbeddedChannel, ReplayDeck) {
+        let (channel, mode) = try streamAndMode(stubs: stubs, home: home)
+        return (channel, mode.deck)
+    }
+
+    /// The same, with the replay server's mode (its journal and inspector).
+    private func streamAndMode(stubs: [Stub], home: URL) throws -> (EmbeddedChannel, ReplayMode) {
         let configuration = ServerConfiguration(port: 0, maxBodySize: 1024, idleTimeout: .seconds(60), authorityHome: home)
         let deck = try ReplayDeck(cassettes: [("chat.json", Cassette(interactions: [recordedChat()]))], options: PlaybackOptions(), stubs: stubs)
         let mode = ReplayMode(deck: deck, library: nil, configuration: configuration, authority: CertificateAuthority(home: home))
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(ExchangeHandler(front: FrontDoor(mode: mode), configuration: configuration, tunnelOrigin: nil))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        return (channel, deck)
+        return (channel, mode)
     }
 
     /// Opens a call (as SwiftNIO's HTTP/2 codec hands a stream on) and sends its first message.
@@ -107,5 +113,32 @@ import Testing
         #expect(resetDeck.player.stubs.verify(RequestPattern()).map { GRPCMessage.split($0.body.data)?.count } == [1],
                 "a call the client reset is logged with the message it sent")
         for channel in [departing, reset] { _ = try? channel.finish() }
+    }
+
+    /// The inspector keeps a played chat when it is chosen, with the messages sent by then, and
+    /// shows every message its client sent once the call ended or was reset; the journal notes it once.
+    @Test func theInspectorShowsEveryMessageOfAPlayedChat() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        func shownMessages(_ mode: ReplayMode) throws -> [String]? {
+            let store = try #require(mode.answers.exchanges)
+            let id = try #require(store.summaries().exchanges.first?.id)
+            let body = try #require(store.exchange(id: id)?.request.body)
+            return GRPCMessage.split(Data(base64Encoded: body.base64 ?? "") ?? Data())?.map { String(decoding: $0.bytes, as: UTF8.self) }
+        }
+        let (ended, endedMode) = try streamAndMode(stubs: [], home: home)
+        try call("/demo.Greeter/Chat", on: ended)
+        #expect(try shownMessages(endedMode) == ["ping"], "kept when chosen, with the first message")
+        try ended.writeInbound(HTTPServerRequestPart.body(ByteBuffer(bytes: GRPCMessage.frame([message("other")]))))
+        try ended.writeInbound(HTTPServerRequestPart.end(nil))
+        #expect(try shownMessages(endedMode) == ["ping", "other"], "every message the client sent, once it ended")
+        #expect(endedMode.journal.document().entries.count == 1, "the journal notes the call once")
+
+        let (reset, resetMode) = try streamAndMode(stubs: [], home: home)
+        try call("/demo.Greeter/Chat", on: reset)
+        try reset.writeInbound(HTTPServerRequestPart.body(ByteBuffer(bytes: GRPCMessage.frame([message("pong")]))))
+        reset.pipeline.fireChannelInactive()
+        #expect(try shownMessages(resetMode) == ["ping", "pong"], "and of a call the client reset")
+        for channel in [ended, reset] { _ = try? channel.finish() }
     }
 }
