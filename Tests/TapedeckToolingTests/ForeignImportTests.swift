@@ -249,7 +249,7 @@ struct ForeignImportTests {
         #expect(response.body.isEncoded)
         #expect(response.body.data == broken)
         #expect(try response.wireBody() == broken, "replay sends exactly what was received")
-        let har = HARExporter().export(Cassette(meta: CassetteMeta(), interactions: [
+        let har = try HARExporter().export(Cassette(meta: CassetteMeta(), interactions: [
             Interaction(request: CassetteRequest(method: "GET", url: "http://a.test/x"), response: response)])).document
         let back = try HARImporter().convert(har, file: nil).cassette.interactions[0].response
         #expect(back.body.isEncoded && back.body.data == broken)

@@ -22,7 +22,7 @@ struct HARTests {
     func roundTripKeepsInteractions() throws {
         let cassette = try Self.example()
         let exporter = HARExporter()
-        let exported = exporter.export(cassette)
+        let exported = try exporter.export(cassette)
         #expect(exported.changes.isEmpty)
         let bytes = try exporter.encode(exported.document)
         let imported = try HARImporter().importData(bytes, file: "e.har")
@@ -91,7 +91,7 @@ struct HARTests {
                                  response: CassetteResponse(status: 204), timing: Timing(firstByteMs: 1.25, totalMs: 3.5))
         let cassette = Cassette(interactions: [delayed, binary])
         let exporter = HARExporter()
-        let document = exporter.export(cassette).document
+        let document = try exporter.export(cassette).document
         #expect(document.log.entries[0].request.url == "http://svc.test/local?x=1")
         #expect(document.log.entries[1].request.postData?.encoding == "base64")
         let back = try HARImporter().importData(try exporter.encode(document), file: nil).cassette
@@ -101,7 +101,7 @@ struct HARTests {
     @Test("export writes base64 content for bytes, text for text, wait for the first byte and time for the total")
     func exportUsesHARConventions() throws {
         let cassette = try Self.example()
-        let entries = HARExporter().export(cassette).document.log.entries
+        let entries = try HARExporter().export(cassette).document.log.entries
         let png = entries[4]
         #expect(png.response.content.encoding == "base64")
         #expect(Data(base64Encoded: png.response.content.text ?? "") == cassette.interactions[4].response.body.data)
@@ -121,18 +121,35 @@ struct HARTests {
         #expect(entries[0].request.queryString == [HARNameValue(name: "name", value: "Shawn")])
     }
 
+    @Test("a JSON side file past 32 MiB is exported redacted, piece by piece, and the cassette's bodies are left as they were")
+    func largeSideFileIsExportedRedacted() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("c.json")
+        let large = #"{"padding": "\#(String(repeating: "p", count: Body.wholeReadLimit))", "password": "hunter2-large"}"#
+        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"),
+                                                                 interactions: [Interactions.postJSON("http://h/export", body: "{}", answer: large)]),
+                                                        to: file)
+        let bodies = folder.appendingPathComponent("c.bodies")
+        let before = try FileManager.default.contentsOfDirectory(atPath: bodies.path)
+        let exported = try HARExporter().export(try CassetteCodec().load(file))
+        #expect(exported.changes == ["interactions[0]: response body $..password"])
+        let text = try #require(exported.document.log.entries.first?.response.content.text)
+        #expect(text.hasSuffix(#"ppp", "password": "\#(Redactor.placeholder)"}"#), "redacted; every other byte as it came")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path) == before)
+    }
+
     @Test("redaction is carried across: export and import both apply the rules")
     func redactionIsCarriedAcross() throws {
         let secret = Cassette(interactions: [Interactions.postJSON("http://h/login", body: "{\"password\":\"pw\"}")])
         var withHeader = secret
         withHeader.interactions[0].request.headers.append(name: "Authorization", value: ToolingTestSupport.FakeSecret.bearer)
-        let exported = HARExporter().export(withHeader)
+        let exported = try HARExporter().export(withHeader)
         #expect(exported.changes.count == 2)
         let request = exported.document.log.entries[0].request
         #expect(request.headers.contains(HARNameValue(name: "Authorization", value: Redactor.placeholder)))
         #expect(request.postData?.text == "{\"password\":\"\(Redactor.placeholder)\"}")
 
-        let unredacted = HARExporter(rules: .none).export(withHeader).document
+        let unredacted = try HARExporter(rules: .none).export(withHeader).document
         let imported = try HARImporter().convert(unredacted, file: "h.har")
         #expect(imported.changes == ["interactions[0]: request header Authorization", "interactions[0]: request body $..password"])
         #expect(imported.cassette.interactions[0].request.headers["Authorization"] == Redactor.placeholder)

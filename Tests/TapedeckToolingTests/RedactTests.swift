@@ -88,6 +88,44 @@ struct RedactTests {
         #expect(before.contains(kept.url.lastPathComponent) && after.contains(kept.url.lastPathComponent))
     }
 
+    @Test("tapedeck redact redacts a JSON side file past 32 MiB piece by piece; a dry run writes nothing")
+    func commandRedactsALargeSideFile() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("c.json")
+        let large = #"{"padding": "\#(String(repeating: "p", count: Body.wholeReadLimit))", "user": {"ssn": "123-45-6789"}}"#
+        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"), interactions: [
+            Interactions.postJSON("http://h/export", body: "{}", answer: large),
+        ]), to: file)
+        let bodies = folder.appendingPathComponent("c.bodies")
+        func sideFiles() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: bodies.path).sorted() }
+        let before = try sideFiles()
+        #expect(before.count == 1)
+
+        let dry = try ToolingTestSupport.tapedeck("redact", file.path, "--redact-json-path", "$.user.ssn", "--dry-run")
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("interactions[0]: response body $.user.ssn"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("dry run, not written"))
+        #expect(try sideFiles() == before, "a dry run leaves the bodies folder as it was")
+
+        let result = try ToolingTestSupport.tapedeck("redact", file.path, "--redact-json-path", "$.user.ssn")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("interactions[0]: response body $.user.ssn"), "\(result.stdout)")
+        #expect(result.stdout.contains("removed \(before[0])"))
+        let after = try sideFiles()
+        #expect(after.count == 1 && after != before)
+        let redacted = try Data(contentsOf: bodies.appendingPathComponent(after[0]))
+        #expect(redacted.range(of: Data("123-45-6789".utf8)) == nil, "the secret is gone from the side file")
+        let end = Data(#"ppp", "user": {"ssn": "\#(Redactor.placeholder)"}}"#.utf8)
+        #expect(redacted.count == large.utf8.count - "123-45-6789".count + Redactor.placeholder.count && redacted.suffix(end.count) == end,
+                "every other byte kept as it came")
+        let loaded = try CassetteCodec().load(file)
+        #expect(loaded.interactions[0].response.body.file?.url.lastPathComponent == after[0])
+
+        let again = try ToolingTestSupport.tapedeck("redact", file.path, "--redact-json-path", "$.user.ssn")
+        #expect(again.stdout.contains("nothing to redact"), "redacting twice changes nothing: \(again.stdout)")
+        #expect(try sideFiles() == after)
+    }
+
     @Test("when one cassette does not load, tapedeck redact writes none of them and exits 2")
     func commandWritesNothingOnBadInput() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

@@ -61,7 +61,7 @@ struct HARExportCommand: ParsableCommand {
         do throws(ToolingError) {
             let loaded = try CassetteFiles().load(URL(fileURLWithPath: cassette))
             let exporter = HARExporter(rules: redaction.rules)
-            let result = exporter.export(loaded)
+            let result = try exporter.export(loaded)
             result.changes.forEach { print("\(output): redacted \($0)") }
             let data = try exporter.encode(result.document)
             try OutputFile.write(data, to: URL(fileURLWithPath: output))

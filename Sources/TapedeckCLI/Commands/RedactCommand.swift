@@ -13,7 +13,8 @@ struct RedactCommand: ParsableCommand {
         replaced in one rename, so an interrupted run leaves the old or the new file, never half of one. \
         Prints each change (interactions[2]: request header Authorization). A side-file body the rules \
         rewrite gets a new, redacted side file, and the old one, which still holds the secrets, is removed \
-        once the cassette is saved.
+        once the cassette is saved. A JSON side file past 32 MiB is redacted piece by piece, as the \
+        recording proxy redacts it, without being read whole.
         """)
 
     @Argument(help: "The cassette files.")
@@ -35,8 +36,13 @@ struct RedactCommand: ParsableCommand {
             let files = CassetteFiles()
             var loaded: [(String, Cassette)] = []
             for path in cassettes { loaded.append((path, try files.load(URL(fileURLWithPath: path)))) }
+            // A dry run redacts large side files into a folder of its own, removed at the end.
+            let scratch = CassetteRedaction.scratchFolder()
+            defer { try? FileManager.default.removeItem(at: scratch) }
             for (path, cassette) in loaded {
-                let (redacted, changes) = step.apply(to: cassette)
+                let (redacted, changes) = try step.apply(to: cassette) { original in
+                    dryRun ? scratch : original.url.deletingLastPathComponent()
+                }
                 changes.forEach { print("\(path): \($0)") }
                 if changes.isEmpty {
                     print("\(path): nothing to redact")

@@ -138,6 +138,32 @@ package final class SideFileSpool: Sendable {
                      in: spool.folder)
     }
 
+    /// A side file past ``Body/wholeReadLimit`` redacted piece by piece, as the recording proxy
+    /// redacts one as it installs it (`tapedeck redact` with rules the recording did not have): the
+    /// new side file in `folder` and the paths that named a value there; nil when no byte changed
+    /// or the body is not JSON (kept as it is, as a body redacted whole is).
+    package static func redacted(_ source: BodyFile, by redaction: JSONStreamRedactor,
+                                 into folder: URL) throws(SideFileError) -> (file: BodyFile, paths: [String])? {
+        var redaction = redaction
+        let rewritten: Rewritten
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            rewritten = try rewrite(source, in: folder, update: { piece, write in try write(try redaction.update(piece)) },
+                                    finish: { write in try write(try redaction.finish()) })
+        } catch is JSONStreamRedactor.NotJSON {
+            return nil
+        } catch let error as SideFileError {
+            throw error
+        } catch {
+            throw .unreadable(folder.path, "\(error)")
+        }
+        guard rewritten.digest != source.digest else {
+            try? FileManager.default.removeItem(at: rewritten.file.url)
+            return nil
+        }
+        return (try seal(rewritten.file.url, digest: rewritten.digest, size: rewritten.file.size, in: folder), redaction.redactedPaths)
+    }
+
     /// Stops writing: the bytes received, as a file to read.
     private func close() throws(SideFileError) -> BodyFile {
         let (handle, size) = state.withLock { state in

@@ -23,9 +23,12 @@ package struct HARExporter: Sendable {
         redaction = CassetteRedaction(rules: rules)
     }
 
-    /// The HAR form of a cassette.
-    package func export(_ cassette: Cassette) -> HARExportResult {
-        let (redacted, changes) = redaction.apply(to: cassette)
+    /// The HAR form of a cassette. A JSON side file past 32 MiB is redacted piece by piece into a
+    /// scratch folder, read into the document from there, and removed.
+    package func export(_ cassette: Cassette) throws(ToolingError) -> HARExportResult {
+        let scratch = CassetteRedaction.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (redacted, changes) = try redaction.apply(to: cassette) { _ in scratch }
         let fallbackStart = cassette.meta.createdAt ?? "1970-01-01T00:00:00.000Z"
         let entries = redacted.interactions.map { entry(for: $0, fallbackStart: fallbackStart) }
         let log = HARLog(creator: HARCreator(name: "tapedeck", version: TapedeckRelease.version), entries: entries)
