@@ -36,13 +36,10 @@ struct RedactCommand: ParsableCommand {
             let files = CassetteFiles()
             var loaded: [(String, Cassette)] = []
             for path in cassettes { loaded.append((path, try files.load(URL(fileURLWithPath: path)))) }
-            // A dry run redacts large side files into a folder of its own, removed at the end.
-            let scratch = CassetteRedaction.scratchFolder()
-            defer { try? FileManager.default.removeItem(at: scratch) }
+            // A dry run reads large side files only; a run writes each redacted one beside the old.
+            let folder: ((BodyFile) -> URL)? = dryRun ? nil : { $0.url.deletingLastPathComponent() }
             for (path, cassette) in loaded {
-                let (redacted, changes) = try step.apply(to: cassette) { original in
-                    dryRun ? scratch : original.url.deletingLastPathComponent()
-                }
+                let (redacted, changes) = try step.apply(to: cassette, largeBodiesInto: folder)
                 changes.forEach { print("\(path): \($0)") }
                 if changes.isEmpty {
                     print("\(path): nothing to redact")

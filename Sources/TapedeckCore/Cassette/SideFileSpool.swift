@@ -164,6 +164,25 @@ package final class SideFileSpool: Sendable {
         return (try seal(rewritten.file.url, digest: rewritten.digest, size: rewritten.file.size, in: folder), redaction.redactedPaths)
     }
 
+    /// The paths that name a value in a side file past ``Body/wholeReadLimit``, read piece by piece
+    /// through `redaction` and written nowhere (`tapedeck lint`, a dry run); nil when redaction
+    /// would change no byte or the body is not JSON.
+    package static func redactionPaths(in source: BodyFile, by redaction: JSONStreamRedactor) throws(SideFileError) -> [String]? {
+        var redaction = redaction
+        var hash = SHA256()
+        var notJSON = false
+        do {
+            try source.read { piece in
+                do { hash.update(try redaction.update(piece)) } catch { notJSON = true; throw error }
+            }
+            hash.update(try redaction.finish())
+        } catch {
+            if notJSON || error is JSONStreamRedactor.NotJSON { return nil }
+            throw error as? SideFileError ?? .unreadable(source.url.path, "\(error)")
+        }
+        return hash.finalize().hexadecimal == source.digest ? nil : redaction.redactedPaths
+    }
+
     /// Stops writing: the bytes received, as a file to read.
     private func close() throws(SideFileError) -> BodyFile {
         let (handle, size) = state.withLock { state in

@@ -28,7 +28,7 @@ package struct HARExporter: Sendable {
     package func export(_ cassette: Cassette) throws(ToolingError) -> HARExportResult {
         let scratch = CassetteRedaction.scratchFolder()
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (redacted, changes) = try redaction.apply(to: cassette) { _ in scratch }
+        let (redacted, changes) = try redaction.apply(to: cassette, largeBodiesInto: { _ in scratch })
         let fallbackStart = cassette.meta.createdAt ?? "1970-01-01T00:00:00.000Z"
         let entries = redacted.interactions.map { entry(for: $0, fallbackStart: fallbackStart) }
         let log = HARLog(creator: HARCreator(name: "tapedeck", version: TapedeckRelease.version), entries: entries)

@@ -38,7 +38,7 @@ package struct CassetteLinter: Sendable {
     /// Every finding for a loaded cassette, in interaction order.
     package func lint(_ cassette: Cassette, file: String) -> [LintFinding] {
         let scanner = SecretScanner()
-        let redactor = Redactor(rules: redaction)
+        let redaction = CassetteRedaction(rules: redaction)
         let matcher = Matcher(interactions: cassette.interactions, options: matchOptions)
         var findings: [LintFinding] = []
         for (index, interaction) in cassette.interactions.enumerated() {
@@ -46,12 +46,29 @@ package struct CassetteLinter: Sendable {
             func warn(_ kind: LintFinding.Kind, _ where: String, _ message: String) {
                 findings.append(LintFinding(severity: .warning, kind: kind, file: file, place: `where`, message: message))
             }
-            for change in redactor.redact(interaction).changes {
+            var unchanged = interaction
+            let largeChanges: [String]
+            do {
+                largeChanges = try redaction.redactLargeBodies(of: &unchanged, into: nil)
+            } catch {
+                largeChanges = []
+                findings.append(LintFinding(severity: .error, kind: .content, file: file, place: place, message: "\(error)"))
+            }
+            for change in redaction.redactor.redact(interaction).changes + largeChanges {
                 warn(.secret, place, "\(change): not redacted; `tapedeck redact` replaces it with \(Redactor.placeholder)")
             }
             for (location, text) in scannedTexts(of: interaction, at: place) {
                 for hit in scanner.scan(text) {
                     warn(.secret, location, "looks like a \(hit.name) in clear (\(hit.preview)); redact it or use a fake value")
+                }
+            }
+            for (location, sideFile) in largeBodies(of: interaction, at: place) {
+                do {
+                    for hit in try scanner.scan(sideFile) {
+                        warn(.secret, location, "looks like a \(hit.name) in clear (\(hit.preview)); redact it or use a fake value")
+                    }
+                } catch {
+                    findings.append(LintFinding(severity: .error, kind: .content, file: file, place: location, message: "\(error)"))
                 }
             }
             findings += duplicateFindings(for: index, in: cassette, matcher: matcher, file: file)
@@ -89,15 +106,27 @@ package struct CassetteLinter: Sendable {
         for field in interaction.request.headers where !redaction.requestHeaders.contains(field.name.lowercased()) {
             texts.append(("\(place).request.headers.\(field.name)", field.value))
         }
-        if let body = interaction.request.body.text { texts.append(("\(place).request.body", body)) }
+        if interaction.request.body.isReadableWhole, let body = interaction.request.body.text {
+            texts.append(("\(place).request.body", body))
+        }
         for field in interaction.response.headers where !redaction.responseHeaders.contains(field.name.lowercased()) {
             texts.append(("\(place).response.headers.\(field.name)", field.value))
         }
-        if let body = interaction.response.body.text { texts.append(("\(place).response.body", body)) }
+        if interaction.response.body.isReadableWhole, let body = interaction.response.body.text {
+            texts.append(("\(place).response.body", body))
+        }
         for (number, chunk) in (interaction.chunks ?? []).enumerated() {
             if let text = String(data: chunk.data, encoding: .utf8) { texts.append(("\(place).chunks[\(number)]", text)) }
         }
         return texts
+    }
+
+    /// The side-file bodies too large to read whole (past ``Body/wholeReadLimit``), scanned piece by piece.
+    private func largeBodies(of interaction: Interaction, at place: String) -> [(String, BodyFile)] {
+        [("request", interaction.request.body), ("response", interaction.response.body)].compactMap { side, body in
+            guard !body.isReadableWhole, let file = body.file else { return nil }
+            return ("\(place).\(side).body", file)
+        }
     }
 
     /// Judged with the core matcher, exactly as replay finds candidates: an interaction its own request

@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckCore
 
 /// Finds credential shapes in text with ``SecretPattern``s; one scanner per lint run.
 struct SecretScanner {
@@ -33,6 +34,43 @@ struct SecretScanner {
             }
         }
         return hits
+    }
+
+    /// How many bytes of a piece are read again at the start of the next, so that a secret cut by
+    /// a piece's end is found whole: longer than any credential these patterns name.
+    static let overlap = 4096
+
+    /// Every distinct secret shape in a side file too large to read whole, read piece by piece
+    /// (each with the end of the one before, ``overlap``); a file that is not UTF-8 text is not
+    /// scanned, as a body in memory is not.
+    func scan(_ file: BodyFile) throws(SideFileError) -> [Hit] {
+        var found: [String: Hit] = [:]
+        var carried = Data()
+        var isText = true
+        try file.read(pieceSize: 1 << 20) { piece in
+            guard isText else { return }
+            let bytes = carried + piece
+            // A character cut by the piece's end goes into the next piece whole.
+            let cut = Self.incompleteCharacterLength(atEndOf: bytes)
+            guard let text = String(validating: bytes.dropLast(cut), as: UTF8.self) else { isText = false; return }
+            for hit in scan(text) where found[hit.name] == nil { found[hit.name] = hit }
+            carried = bytes.suffix(Self.overlap + cut)
+            // The overlap starts on a character's first byte.
+            while let first = carried.first, first & 0xC0 == 0x80 { carried.removeFirst() }
+        }
+        return compiled.compactMap { pattern, _ in found[pattern.name] }
+    }
+
+    /// How many bytes at the end of `bytes` begin a UTF-8 character that is not complete.
+    private static func incompleteCharacterLength(atEndOf bytes: Data) -> Int {
+        for back in 1...min(3, bytes.count) {
+            let byte = bytes[bytes.endIndex - back]
+            guard byte & 0xC0 == 0x80 else {
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                return length > back ? back : 0
+            }
+        }
+        return 0
     }
 
     /// The first few characters and an ellipsis, so a report never repeats a whole secret.

@@ -23,39 +23,52 @@ package struct CassetteRedaction: Sendable {
         return (result, changes)
     }
 
-    /// ``apply(to:)``, and the side-file bodies too large to redact in memory (past
-    /// ``Body/wholeReadLimit``, which it leaves as they are) redacted piece by piece, as the
-    /// recording proxy redacts them (``Redactor/streamingRedaction(contentType:)``): JSON under
-    /// JSON-path rules. Each such body changed gets a new side file in `folder(original)`: its
-    /// cassette's bodies folder, or a ``scratchFolder()`` for a copy that is not saved.
+    /// ``apply(to:)``, and ``redactLargeBodies(of:into:)`` on every interaction.
     package func apply(to cassette: Cassette,
-                       largeBodiesInto folder: (BodyFile) -> URL) throws(ToolingError) -> (cassette: Cassette, changes: [String]) {
+                       largeBodiesInto folder: ((BodyFile) -> URL)?) throws(ToolingError) -> (cassette: Cassette, changes: [String]) {
         var (result, changes) = apply(to: cassette)
-        func redact(_ body: inout Body, contentType: String?, side: String, index: Int) throws(ToolingError) {
-            guard let file = body.file, !body.isReadableWhole, !body.isEncoded,
-                  let stream = redactor.streamingRedaction(contentType: contentType) else { return }
-            do throws(SideFileError) {
-                guard let (redacted, paths) = try SideFileSpool.redacted(file, by: stream, into: folder(file)) else { return }
-                let style = body.style
-                body = Body(file: redacted)
-                body.style = style
-                changes.append("interactions[\(index)]: \(side) body \(paths.sorted().joined(separator: ", "))")
-            } catch {
-                throw ToolingError(file: file.url.path, kind: .io("cannot redact the side file: \(error)"))
-            }
-        }
         for index in result.interactions.indices {
-            let interaction = result.interactions[index]
-            try redact(&result.interactions[index].request.body, contentType: interaction.request.headers["Content-Type"],
-                       side: "request", index: index)
-            try redact(&result.interactions[index].response.body, contentType: interaction.response.headers["Content-Type"],
-                       side: "response", index: index)
+            changes += try redactLargeBodies(of: &result.interactions[index], into: folder).map { "interactions[\(index)]: \($0)" }
         }
         return (result, changes)
     }
 
-    /// A new temporary folder's name for large bodies redacted only to be read (a HAR export, a
-    /// dry run); the caller removes it.
+    /// Applies the rules to an interaction's side-file bodies too large to redact in memory (past
+    /// ``Body/wholeReadLimit``, which ``Redactor`` leaves as they are), piece by piece as the
+    /// recording proxy redacts them (``Redactor/streamingRedaction(contentType:)``): JSON under
+    /// JSON-path rules. Each body changed gets a new side file in `folder(original)` (its
+    /// cassette's bodies folder, or a ``scratchFolder()`` for a copy that is not saved); with no
+    /// `folder`, nothing is written and the interaction stays as it is (lint, a dry run). Returns
+    /// one line per body changed, worded as ``Redactor``'s: `response body $.user.ssn`.
+    package func redactLargeBodies(of interaction: inout Interaction, into folder: ((BodyFile) -> URL)?) throws(ToolingError) -> [String] {
+        var changes: [String] = []
+        func redact(_ body: inout Body, contentType: String?, side: String) throws(ToolingError) {
+            guard let file = body.file, !body.isReadableWhole, !body.isEncoded,
+                  let stream = redactor.streamingRedaction(contentType: contentType) else { return }
+            let paths: [String]
+            do throws(SideFileError) {
+                if let folder {
+                    guard let (redacted, named) = try SideFileSpool.redacted(file, by: stream, into: folder(file)) else { return }
+                    let style = body.style
+                    body = Body(file: redacted)
+                    body.style = style
+                    paths = named
+                } else {
+                    guard let named = try SideFileSpool.redactionPaths(in: file, by: stream) else { return }
+                    paths = named
+                }
+            } catch {
+                throw ToolingError(file: file.url.path, kind: .io("cannot redact the side file: \(error)"))
+            }
+            changes.append("\(side) body \(paths.sorted().joined(separator: ", "))")
+        }
+        try redact(&interaction.request.body, contentType: interaction.request.headers["Content-Type"], side: "request")
+        try redact(&interaction.response.body, contentType: interaction.response.headers["Content-Type"], side: "response")
+        return changes
+    }
+
+    /// A new temporary folder's name for large bodies redacted only to be read (a HAR export); the
+    /// caller removes it.
     package static func scratchFolder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-redaction-\(UUID().uuidString)")
     }
