@@ -29,6 +29,16 @@ struct SideFileBodyTests {
         #expect(pieces == [2048, 2048, 904])
     }
 
+    @Test("two side files are equal by their names alone: neither is read to tell two different ones apart")
+    func sideFilesCompareByName() {
+        // Named by content, never read: the files do not exist, so reading would find both empty, and equal.
+        func body(_ digit: Character) -> Body {
+            Body(file: BodyFile(url: URL(fileURLWithPath: "/nowhere/\(String(repeating: digit, count: 64)).bin"), size: 100))
+        }
+        #expect(body("a") == body("a"))
+        #expect(body("a") != body("b"), "different names, different bytes")
+    }
+
     @Test("the first bytes of a side-file body come from the file alone, as in memory")
     func prefixOfSideFileBody() throws {
         let file = try saveLarge(in: try makeTemporaryDirectory())

@@ -139,10 +139,12 @@ public struct Body: Sendable {
 }
 
 extension Body: Hashable {
-    /// Bodies are equal when their bytes are: two side files by name and size, otherwise byte for byte.
+    /// Bodies are equal when their bytes are: two side files named by their content by name and
+    /// size (neither is read: a lint of two large downloads of one size read both whole to tell
+    /// them apart), otherwise byte for byte.
     public static func == (lhs: Body, rhs: Body) -> Bool {
         guard lhs.style == rhs.style, lhs.isEncoded == rhs.isEncoded, lhs.count == rhs.count else { return false }
-        if let left = lhs.file, let right = rhs.file, left.digest == right.digest { return true }
+        if let left = lhs.file, let right = rhs.file, left.isNamedByContent, right.isNamedByContent { return left.digest == right.digest }
         return lhs.data == rhs.data
     }
 
