@@ -101,7 +101,12 @@ package struct Redactor: Sendable {
             }
         }
         guard !changed.isEmpty else { return nil }
-        return (value.compactData, Set(changed).sorted().joined(separator: ", "))
+        return (value.compactData, Self.pathList(changed))
+    }
+
+    /// The JSON paths that named a value, as a change tells them: each once, sorted (`$.a, $.b`).
+    package static func pathList(_ paths: [String]) -> String {
+        Set(paths).sorted().joined(separator: ", ")
     }
 
     /// WebSocket text messages that are JSON get the JSON-path rules, as JSON bodies do.

@@ -26,7 +26,7 @@ package struct HARExporter: Sendable {
     /// The HAR form of a cassette. A JSON side file past 32 MiB is redacted piece by piece into a
     /// scratch folder, read into the document from there, and removed.
     package func export(_ cassette: Cassette) throws(ToolingError) -> HARExportResult {
-        let scratch = CassetteRedaction.scratchFolder()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-har-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (redacted, changes) = try redaction.apply(to: cassette, largeBodiesInto: { _ in scratch })
         let fallbackStart = cassette.meta.createdAt ?? "1970-01-01T00:00:00.000Z"

@@ -46,29 +46,33 @@ package struct CassetteLinter: Sendable {
             func warn(_ kind: LintFinding.Kind, _ where: String, _ message: String) {
                 findings.append(LintFinding(severity: .warning, kind: kind, file: file, place: `where`, message: message))
             }
-            var unchanged = interaction
+            func found(_ hits: [SecretScanner.Hit], at location: String) {
+                for hit in hits {
+                    warn(.secret, location, "looks like a \(hit.name) in clear (\(hit.preview)); redact it or use a fake value")
+                }
+            }
+            func unreadable(_ location: String, _ error: any Error) {
+                findings.append(LintFinding(severity: .error, kind: .content, file: file, place: location, message: "\(error)"))
+            }
+            var readOnly = interaction
             let largeChanges: [String]
             do {
-                largeChanges = try redaction.redactLargeBodies(of: &unchanged, into: nil)
+                largeChanges = try redaction.redactLargeBodies(of: &readOnly, into: nil)
             } catch {
                 largeChanges = []
-                findings.append(LintFinding(severity: .error, kind: .content, file: file, place: place, message: "\(error)"))
+                unreadable(place, error)
             }
             for change in redaction.redactor.redact(interaction).changes + largeChanges {
                 warn(.secret, place, "\(change): not redacted; `tapedeck redact` replaces it with \(Redactor.placeholder)")
             }
             for (location, text) in scannedTexts(of: interaction, at: place) {
-                for hit in scanner.scan(text) {
-                    warn(.secret, location, "looks like a \(hit.name) in clear (\(hit.preview)); redact it or use a fake value")
-                }
+                found(scanner.scan(text), at: location)
             }
             for (location, sideFile) in largeBodies(of: interaction, at: place) {
                 do {
-                    for hit in try scanner.scan(sideFile) {
-                        warn(.secret, location, "looks like a \(hit.name) in clear (\(hit.preview)); redact it or use a fake value")
-                    }
+                    found(try scanner.scan(sideFile), at: location)
                 } catch {
-                    findings.append(LintFinding(severity: .error, kind: .content, file: file, place: location, message: "\(error)"))
+                    unreadable(location, error)
                 }
             }
             findings += duplicateFindings(for: index, in: cassette, matcher: matcher, file: file)

@@ -63,7 +63,7 @@ struct SecretScanner {
 
     /// How many bytes at the end of `bytes` begin a UTF-8 character that is not complete.
     private static func incompleteCharacterLength(atEndOf bytes: Data) -> Int {
-        for back in 1...min(3, bytes.count) {
+        for back in 1...3 where back <= bytes.count {
             let byte = bytes[bytes.endIndex - back]
             guard byte & 0xC0 == 0x80 else {
                 let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1

@@ -37,7 +37,7 @@ package struct CassetteRedaction: Sendable {
     /// ``Body/wholeReadLimit``, which ``Redactor`` leaves as they are), piece by piece as the
     /// recording proxy redacts them (``Redactor/streamingRedaction(contentType:)``): JSON under
     /// JSON-path rules. Each body changed gets a new side file in `folder(original)` (its
-    /// cassette's bodies folder, or a ``scratchFolder()`` for a copy that is not saved); with no
+    /// cassette's bodies folder, or a temporary one for a copy that is not saved); with no
     /// `folder`, nothing is written and the interaction stays as it is (lint, a dry run). Returns
     /// one line per body changed, worded as ``Redactor``'s: `response body $.user.ssn`.
     package func redactLargeBodies(of interaction: inout Interaction, into folder: ((BodyFile) -> URL)?) throws(ToolingError) -> [String] {
@@ -60,17 +60,11 @@ package struct CassetteRedaction: Sendable {
             } catch {
                 throw ToolingError(file: file.url.path, kind: .io("cannot redact the side file: \(error)"))
             }
-            changes.append("\(side) body \(paths.sorted().joined(separator: ", "))")
+            changes.append("\(side) body \(Redactor.pathList(paths))")
         }
         try redact(&interaction.request.body, contentType: interaction.request.headers["Content-Type"], side: "request")
         try redact(&interaction.response.body, contentType: interaction.response.headers["Content-Type"], side: "response")
         return changes
-    }
-
-    /// A new temporary folder's name for large bodies redacted only to be read (a HAR export); the
-    /// caller removes it.
-    package static func scratchFolder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-redaction-\(UUID().uuidString)")
     }
 
     /// The side files `original` names and `redacted` no longer does: the bodies as they were
