@@ -65,12 +65,9 @@ package struct CassetteLinter: Sendable {
             for change in redaction.redactor.redact(interaction).changes + largeChanges {
                 warn(.secret, place, "\(change): not redacted; `tapedeck redact` replaces it with \(Redactor.placeholder)")
             }
-            for (location, text) in scannedTexts(of: interaction, at: place) {
-                found(scanner.scan(text), at: location)
-            }
-            for (location, sideFile) in largeBodies(of: interaction, at: place) {
+            for (location, searched) in searched(interaction, at: place) {
                 do {
-                    found(try scanner.scan(sideFile), at: location)
+                    found(try scanner.scan(searched), at: location)
                 } catch {
                     unreadable(location, error)
                 }
@@ -103,34 +100,22 @@ package struct CassetteLinter: Sendable {
         return findings
     }
 
-    /// The texts to scan for secret shapes, by place; headers covered by the redaction rules are left to
-    /// the rule check so one secret is reported once.
-    private func scannedTexts(of interaction: Interaction, at place: String) -> [(String, String)] {
-        var texts: [(String, String)] = [("\(place).request.url", interaction.request.url)]
+    /// What to search for secret shapes, by place (a URL or a header as a body of its text);
+    /// headers covered by the redaction rules are left to the rule check so one secret is reported once.
+    private func searched(_ interaction: Interaction, at place: String) -> [(String, Body)] {
+        var searched: [(String, Body)] = [("\(place).request.url", Body(text: interaction.request.url))]
         for field in interaction.request.headers where !redaction.requestHeaders.contains(field.name.lowercased()) {
-            texts.append(("\(place).request.headers.\(field.name)", field.value))
+            searched.append(("\(place).request.headers.\(field.name)", Body(text: field.value)))
         }
-        if interaction.request.body.isReadableWhole, let body = interaction.request.body.text {
-            texts.append(("\(place).request.body", body))
-        }
+        searched.append(("\(place).request.body", interaction.request.body))
         for field in interaction.response.headers where !redaction.responseHeaders.contains(field.name.lowercased()) {
-            texts.append(("\(place).response.headers.\(field.name)", field.value))
+            searched.append(("\(place).response.headers.\(field.name)", Body(text: field.value)))
         }
-        if interaction.response.body.isReadableWhole, let body = interaction.response.body.text {
-            texts.append(("\(place).response.body", body))
-        }
+        searched.append(("\(place).response.body", interaction.response.body))
         for (number, chunk) in (interaction.chunks ?? []).enumerated() {
-            if let text = String(data: chunk.data, encoding: .utf8) { texts.append(("\(place).chunks[\(number)]", text)) }
+            searched.append(("\(place).chunks[\(number)]", Body(chunk.data)))
         }
-        return texts
-    }
-
-    /// The side-file bodies too large to read whole (past ``Body/wholeReadLimit``), scanned piece by piece.
-    private func largeBodies(of interaction: Interaction, at place: String) -> [(String, BodyFile)] {
-        [("request", interaction.request.body), ("response", interaction.response.body)].compactMap { side, body in
-            guard !body.isReadableWhole, let file = body.file else { return nil }
-            return ("\(place).\(side).body", file)
-        }
+        return searched
     }
 
     /// Judged with the core matcher, exactly as replay finds candidates: an interaction its own request

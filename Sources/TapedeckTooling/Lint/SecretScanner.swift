@@ -40,10 +40,16 @@ struct SecretScanner {
     /// a piece's end is found whole: longer than any credential these patterns name.
     static let overlap = 4096
 
-    /// Every distinct secret shape in a side file too large to read whole, read piece by piece
-    /// (each with the end of the one before, ``overlap``); a file that is not UTF-8 text is not
-    /// scanned, as a body in memory is not.
-    func scan(_ file: BodyFile) throws(SideFileError) -> [Hit] {
+    /// Every distinct secret shape in a body that is UTF-8 text: read whole, or, a side file too
+    /// large for that (past ``Body/wholeReadLimit``), piece by piece.
+    func scan(_ body: Body) throws(SideFileError) -> [Hit] {
+        if let file = body.file, !body.isReadableWhole { return try scan(file) }
+        return body.text.map(scan) ?? []
+    }
+
+    /// Every distinct secret shape in a side file, read piece by piece (each with the end of the
+    /// one before, ``overlap``); a file that is not UTF-8 text is not scanned.
+    private func scan(_ file: BodyFile) throws(SideFileError) -> [Hit] {
         var found: [String: Hit] = [:]
         var carried = Data()
         var isText = true
