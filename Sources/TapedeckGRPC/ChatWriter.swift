@@ -13,7 +13,6 @@ import Tapedeck
 final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriterProtocol, Sendable {
     private struct State {
         var metadata = Metadata()
-        var messages: [GRPCMessage] = []
         var chat: GRPCChat?
         var playback: Playback?
         var whole = false
@@ -38,7 +37,6 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
                 return []
             case .message(let bytes):
                 let message = bytes.withUnsafeBytes { Data($0) }
-                state.messages.append(GRPCMessage(bytes: message, compressed: false))
                 if state.chat == nil { state.chat = chat(metadata: state.metadata) }
                 return self.parts(for: state.chat!.received(message), state: &state)
             }
@@ -54,7 +52,7 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
         let (answered, whole, request) = state.withLock { state in
             if state.chat == nil { state.chat = chat(metadata: state.metadata) }
             let answered = self.parts(for: state.chat!.clientEnded(), state: &state)
-            return (answered, state.whole, call.cassetteRequest(metadata: state.metadata, messages: state.messages))
+            return (answered, state.whole, call.cassetteRequest(metadata: state.metadata, body: state.chat!.sent))
         }
         guard whole else {
             put(answered)
@@ -77,10 +75,7 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
     /// Puts a played chat into the stubs' request log, as the chat says.
     private func logPlayed() {
         let request: CassetteRequest? = state.withLock { state in
-            guard let sent = state.chat?.bodyToLog() else { return nil }
-            var request = call.cassetteRequest(metadata: state.metadata, messages: [])
-            request.body = sent
-            return request
+            state.chat?.bodyToLog().map { call.cassetteRequest(metadata: state.metadata, body: $0) }
         }
         if let request { call.player.logReceived(request) }
     }
@@ -89,9 +84,7 @@ final class ChatWriter<Bytes: GRPCContiguousBytes & Sendable>: ClosableRPCWriter
     private func chat(metadata: Metadata) -> GRPCChat {
         let call = call
         return GRPCChat(candidates: candidates) { candidate, _ in
-            var request = call.cassetteRequest(metadata: metadata, messages: [])
-            request.body = candidate.request.body
-            return call.player.playRecording(request)
+            call.player.playRecording(call.cassetteRequest(metadata: metadata, body: candidate.request.body))
         }
     }
 

@@ -33,10 +33,14 @@ struct ReplayedCall: Sendable {
     /// The call as the servers record it: `POST /package.Service/Method`, gRPC's headers, the
     /// metadata as headers (binary values in base64, as on the wire), the messages framed.
     func cassetteRequest(metadata: Metadata, messages: [GRPCMessage]) -> CassetteRequest {
+        cassetteRequest(metadata: metadata, body: Body(GRPCMessage.frame(messages), style: .grpc))
+    }
+
+    /// The call with this body (framed messages already).
+    func cassetteRequest(metadata: Metadata, body: Body) -> CassetteRequest {
         var headers: HeaderList = ["content-type": "application/grpc", "te": "trailers"]
         headers.append(metadata)
-        return CassetteRequest(method: "POST", url: "/" + descriptor.fullyQualifiedMethod, headers: headers,
-                               body: Body(GRPCMessage.frame(messages), style: .grpc))
+        return CassetteRequest(method: "POST", url: "/" + descriptor.fullyQualifiedMethod, headers: headers, body: body)
     }
 
     /// What the client hears, each part with the wait before it: the recorded answer, or, when

@@ -43,7 +43,7 @@ package struct GRPCChat {
 
     private let candidates: [RecordedChat]
     private let play: (Interaction, Body) -> Playback?
-    /// The client's messages so far (decompressed), until the call is handed over to whole matching.
+    /// The client's messages so far (decompressed).
     private var messages: [Data] = []
     private var playing: GRPCConversation?
     private var handedOver = false
@@ -68,15 +68,16 @@ package struct GRPCChat {
         return sent
     }
 
-    /// The client's messages so far as a request body, framed.
-    private var sent: Body {
+    /// The client's messages so far as a request body, framed: the call's body for a runner that
+    /// matches it whole once it ends (the in-process transport).
+    package var sent: Body {
         Body(GRPCMessage.frame(messages.map { GRPCMessage(bytes: $0, compressed: false) }), style: .grpc)
     }
 
     /// The client's next message (decompressed) came.
     package mutating func received(_ message: Data) -> Step {
-        guard !handedOver else { return .wait }
         messages.append(message)
+        guard !handedOver else { return .wait }
         if var playing {
             let actions = playing.received(message)
             self.playing = playing
