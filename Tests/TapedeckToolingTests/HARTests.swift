@@ -123,13 +123,9 @@ struct HARTests {
 
     @Test("a JSON side file past 32 MiB is exported redacted, piece by piece, and the cassette's bodies are left as they were")
     func largeSideFileIsExportedRedacted() throws {
-        let folder = try ToolingTestSupport.temporaryFolder()
-        let file = folder.appendingPathComponent("c.json")
         let large = #"{"padding": "\#(String(repeating: "p", count: Body.wholeReadLimit))", "password": "hunter2-large"}"#
-        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"),
-                                                                 interactions: [Interactions.postJSON("http://h/export", body: "{}", answer: large)]),
-                                                        to: file)
-        let bodies = folder.appendingPathComponent("c.bodies")
+        let file = try ToolingTestSupport.cassetteWithSideFiles([Interactions.postJSON("http://h/export", body: "{}", answer: large)])
+        let bodies = file.deletingLastPathComponent().appendingPathComponent("c.bodies")
         let before = try FileManager.default.contentsOfDirectory(atPath: bodies.path)
         let exported = try HARExporter().export(try CassetteCodec().load(file))
         #expect(exported.changes == ["interactions[0]: response body $..password"])

@@ -37,16 +37,14 @@ struct LintTests {
 
     @Test("a side file past 32 MiB is checked piece by piece: a value the rules name, and secret shapes cut by a piece's end")
     func largeSideFilesAreChecked() throws {
-        let folder = try ToolingTestSupport.temporaryFolder()
-        let file = folder.appendingPathComponent("c.json")
         let piece = 1 << 20
         // A GitHub token across the scanner's first piece end; an "é" across the second's, then an AWS key.
         var body = #"{"note": ""# + String(repeating: "n", count: piece - 11 - #"{"note": ""#.count) + " " + Secret.github + " "
         body += String(repeating: "n", count: 2 * piece - 1 - body.utf8.count) + "é" + String(repeating: "n", count: 100) + " \(Secret.aws) "
         body += #"", "padding": "\#(String(repeating: "p", count: Body.wholeReadLimit))", "password": "hunter2-large"}"#
-        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"),
-                                                                 interactions: [Interactions.get("http://h/export", answer: body, responseHeaders: ["Content-Type": "application/json"])]),
-                                                        to: file)
+        let file = try ToolingTestSupport.cassetteWithSideFiles([
+            Interactions.get("http://h/export", answer: body, responseHeaders: ["Content-Type": "application/json"]),
+        ])
         let findings = CassetteLinter().lint(file: file)
         #expect(findings.map(\.place) == ["interactions[0]", "interactions[0].response.body", "interactions[0].response.body"], "\(findings)")
         #expect(findings.first?.message.hasPrefix("response body $..password: not redacted") == true)

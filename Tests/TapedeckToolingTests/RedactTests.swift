@@ -60,16 +60,14 @@ struct RedactTests {
 
     @Test("tapedeck redact leaves no unredacted side file behind: the one it rewrote is removed, the others kept")
     func commandRemovesTheSideFileItRewrote() throws {
-        let folder = try ToolingTestSupport.temporaryFolder()
-        let file = folder.appendingPathComponent("c.json")
         let padding = String(repeating: "p", count: 4096)
         let secretBody = #"{"password": "hunter2-side", "padding": "\#(padding)"}"#
         let plainBody = #"{"name": "kept", "padding": "\#(padding)"}"#
-        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"), interactions: [
+        let file = try ToolingTestSupport.cassetteWithSideFiles([
             Interactions.postJSON("http://h/login", body: "{}", answer: secretBody),
             Interactions.postJSON("http://h/plain", body: "{}", answer: plainBody),
-        ]), to: file)
-        let bodies = folder.appendingPathComponent("c.bodies")
+        ])
+        let bodies = file.deletingLastPathComponent().appendingPathComponent("c.bodies")
         let before = try FileManager.default.contentsOfDirectory(atPath: bodies.path)
         #expect(before.count == 2)
 
@@ -90,13 +88,9 @@ struct RedactTests {
 
     @Test("tapedeck redact redacts a JSON side file past 32 MiB piece by piece; a dry run writes nothing")
     func commandRedactsALargeSideFile() throws {
-        let folder = try ToolingTestSupport.temporaryFolder()
-        let file = folder.appendingPathComponent("c.json")
         let large = #"{"padding": "\#(String(repeating: "p", count: Body.wholeReadLimit))", "user": {"ssn": "123-45-6789"}}"#
-        try CassetteCodec(sideFileThreshold: 1024).save(Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"), interactions: [
-            Interactions.postJSON("http://h/export", body: "{}", answer: large),
-        ]), to: file)
-        let bodies = folder.appendingPathComponent("c.bodies")
+        let file = try ToolingTestSupport.cassetteWithSideFiles([Interactions.postJSON("http://h/export", body: "{}", answer: large)])
+        let bodies = file.deletingLastPathComponent().appendingPathComponent("c.bodies")
         func sideFiles() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: bodies.path).sorted() }
         let before = try sideFiles()
         #expect(before.count == 1)

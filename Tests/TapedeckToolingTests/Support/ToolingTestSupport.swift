@@ -23,6 +23,15 @@ enum ToolingTestSupport {
         return url
     }
 
+    /// Saves `interactions` as `c.json` in a fresh temporary folder, every body past 1 KiB in a side
+    /// file under `c.bodies`; returns the cassette's URL.
+    static func cassetteWithSideFiles(_ interactions: [Interaction]) throws -> URL {
+        let file = try temporaryFolder().appendingPathComponent("c.json")
+        try CassetteCodec(sideFileThreshold: 1024).save(
+            Cassette(meta: CassetteMeta(createdAt: "2026-11-21T10:00:00.000Z", recordedWith: "test"), interactions: interactions), to: file)
+        return file
+    }
+
     /// The outcome of a child process.
     struct Outcome {
         var status: Int32
