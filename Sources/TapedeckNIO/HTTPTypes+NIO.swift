@@ -25,6 +25,17 @@ extension HTTPHeaders {
     }
 }
 
+extension HTTPHeaders {
+    /// These headers as they may go on the wire, by swift-http-types' rule for fields: a name
+    /// that is not a token is left out, and a CR, LF or NUL in a value becomes a space, so no
+    /// header can split an answer or add one. Headers already legal (every header SwiftNIO's
+    /// parser read) come back as they are, after one look at each.
+    package var legal: HTTPHeaders {
+        if allSatisfy({ HTTPField.Name($0.name) != nil && HTTPField.isValidValue($0.value) }) { return self }
+        return HTTPHeaders(HTTPFields(self))
+    }
+}
+
 extension HTTPResponseStatus {
     /// A swift-http-types status, its reason phrase kept (the standard one when it has none).
     package init(_ status: HTTPResponse.Status) {
@@ -33,6 +44,14 @@ extension HTTPResponseStatus {
         } else {
             self.init(statusCode: status.code, reasonPhrase: status.reasonPhrase)
         }
+    }
+}
+
+extension HTTPResponseStatus {
+    /// This status as it may go on the wire: a reason phrase legal by swift-http-types' rule
+    /// (a character it does not allow becomes a space).
+    package var legal: HTTPResponseStatus {
+        HTTPResponseStatus(HTTPResponse.Status(self))
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 import TapedeckCore
+import TapedeckNIO
 @testable import TapedeckServer
 import Testing
 
@@ -46,5 +48,24 @@ import Testing
         let prepared = try PreparedResponse(interaction)
         #expect(prepared.head.headers["Content-Length"] == ["4096"])
         #expect(prepared.negotiated(acceptEncoding: "identity").head.headers["Content-Length"] == ["4096"])
+    }
+
+    /// What may go on the wire (`HTTPHeaders.legal`, applied wherever headers from outside become
+    /// an answer): the same headers when they are legal; otherwise no CR, LF or NUL in a value and
+    /// no name that is not a token. A prepared response's trailers are made legal as its head is.
+    @Test func headersFromOutsideAreMadeLegal() throws {
+        let fine = HTTPHeaders([("Content-Type", "text/plain"), ("X-Empty", "")])
+        #expect(fine.legal == fine)
+        let hostile = HTTPHeaders([("X-A", "a\r\nSet-Cookie: evil=1"), ("Bad Name", "b"), ("X-B", "ok")])
+        #expect(Array(hostile.legal.map { "\($0.name): \($0.value)" }) == ["X-A: a  Set-Cookie: evil=1", "X-B: ok"])
+        #expect(HTTPResponseStatus(statusCode: 299, reasonPhrase: "Odd\r\nSet-Cookie: evil=1").legal.reasonPhrase == "Odd  Set-Cookie: evil=1")
+
+        let interaction = Interaction(
+            request: CassetteRequest(method: "POST", url: "http://h/pkg.Svc/Call"),
+            response: CassetteResponse(status: 200, headers: ["Content-Type": "application/grpc"], body: .empty,
+                                       trailers: HeaderList([HeaderField(name: "grpc-status", value: "0"),
+                                                             HeaderField(name: "grpc-message", value: "x\r\nEvil: 1")])))
+        let trailers = try #require(try PreparedResponse(interaction).trailers)
+        #expect(trailers["grpc-message"] == ["x  Evil: 1"] && trailers["Evil"].isEmpty)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The latest entries of something, at most `capacity` of them, thread-safe: appending to a
 /// full log drops the oldest entry and counts it. Entries are numbered as they come, from 1,
 /// and the numbers go on across resets.
@@ -9,7 +11,7 @@
 /// `package`: the compiler (Swift 6.3) inlines `@inlinable` declarations into other modules only
 /// when they are public, and as `package` the inspector's log went generic again (about 3 % of
 /// replay's CPU). ``Locked`` and `caseInsensitiveEquals` are SPI for the same reason.
-@_spi(Internals) public final class BoundedLog<Entry: Sendable>: Sendable {
+@_spi(Internals) public final class BoundedLog<Entry: Sendable>: @unchecked Sendable {
     @usableFromInline struct State {
         @usableFromInline var entries: [Entry] = []
         @usableFromInline var start = 0
@@ -19,7 +21,12 @@
 
     /// The most entries kept.
     public let capacity: Int
-    @usableFromInline let state = Locked(State())
+    // A lock and the state it guards rather than a `Locked<State>`: appending needs no closure,
+    // so the entry is consumed as it came instead of moved through an optional a closure could
+    // take it from (entries are large structs, and every replayed request appends to three logs).
+    @usableFromInline let lock = NSLock()
+    /// Read and changed only while `lock` is held.
+    @usableFromInline var state = State()
 
     /// Creates a log keeping at most `capacity` entries.
     public init(capacity: Int) {
@@ -36,38 +43,41 @@
     /// number. Numbering and adding are one step, so entries are kept in the order of their numbers.
     @inlinable @discardableResult
     public func append(_ entry: consuming Entry, numbering number: (inout Entry, Int) -> Void) -> Int {
-        // Moved out of an optional inside the lock; a value the closure captured could only be copied.
-        var pending = Optional(entry)
-        return state.withLock { state in
-            state.lastNumber += 1
-            var entry = pending.take()!
-            number(&entry, state.lastNumber)
-            if state.entries.count < capacity {
-                state.entries.append(entry)
-            } else {
-                state.entries[state.start] = entry
-                state.start = (state.start + 1) % capacity
-                state.dropped += 1
-            }
-            return state.lastNumber
+        lock.lock()
+        defer { lock.unlock() }
+        state.lastNumber += 1
+        number(&entry, state.lastNumber)
+        if state.entries.count < capacity {
+            state.entries.append(consume entry)
+        } else {
+            state.entries[state.start] = consume entry
+            state.start = (state.start + 1) % capacity
+            state.dropped += 1
         }
+        return state.lastNumber
     }
 
     /// The entries kept, oldest first, and how many older ones were dropped.
     public func snapshot() -> (entries: [Entry], dropped: Int) {
-        state.withLock { state in (Array(state.entries[state.start...] + state.entries[..<state.start]), state.dropped) }
+        withLock { state in (Array(state.entries[state.start...] + state.entries[..<state.start]), state.dropped) }
     }
 
     /// Changes the kept entries `matches` picks (an entry that grows after it was added: a
     /// WebSocket conversation once it ends).
     public func update(where matches: (Entry) -> Bool, _ change: (inout Entry) -> Void) {
-        state.withLock { state in
+        withLock { state in
             for index in state.entries.indices where matches(state.entries[index]) { change(&state.entries[index]) }
         }
     }
 
     /// Empties the log; numbering goes on.
     public func reset() {
-        state.withLock { $0 = State(lastNumber: $0.lastNumber) }
+        withLock { $0 = State(lastNumber: $0.lastNumber) }
+    }
+
+    private func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 @_spi(Internals) import TapedeckCore
+import TapedeckNIO
 
 /// Why a forwarded exchange was not completed, and so not recorded: what the log line names.
 enum ExchangeFailure: Error, CustomStringConvertible {
@@ -148,7 +149,7 @@ final class UpstreamExchange {
         let version = head.version.major >= 2 ? "2" : "\(head.version.major).\(head.version.minor)"
         state = .receiving(ResponseSoFar(status: Int(head.status.code), headers: headers, httpVersion: version, isStream: isStream,
                                          firstByte: now, trailersOnly: trailersOnly?.trailers))
-        sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status, headers: forwarded))
+        sink.streamHead(HTTPResponseHead(version: .http1_1, status: head.status.legal, headers: forwarded.legal))
     }
 
     /// Passes a piece of body on; returns what to wait for before reading more when the client is slow.
@@ -200,7 +201,7 @@ final class UpstreamExchange {
         if !connectionReusable { connection?.close() }
         connection = nil
         let kept = trailers.map(HeaderList.init) ?? response.trailersOnly
-        let trailers = trailers ?? response.trailersOnly.map(HTTPHeaders.init)
+        let trailers = trailers?.legal ?? response.trailersOnly.map(HTTPHeaders.init)
         if let streamedRequest {
             // What the client sent of the call (all of it, unless the upstream ended the call first),
             // each message with its time from the request's start, on the clock of `timing`.

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 @_spi(Internals) import TapedeckCore
+import TapedeckNIO
 
 /// A recorded response ready for the wire, computed once at load: the head with a correct
 /// Content-Length, and the body encoded again with gzip or deflate when it was recorded so. For
@@ -21,7 +22,9 @@ import NIOHTTP1
 /// count to take and drop where a copy of the struct it was took one per buffer, on values both
 /// event loops share.
 package final class PreparedResponse: Sendable {
-    /// The status and headers. Every variant keeps the recorded `Content-Type`, which ``isGRPC`` is read from once.
+    /// The status and headers, legal for the wire (`HTTPHeaders.legal`: a cassette made in memory
+    /// is not checked as a loaded one is). Every variant keeps the recorded `Content-Type`, which
+    /// ``isGRPC`` is read from once.
     package let head: HTTPResponseHead
     /// The whole body as sent (empty for a streamed response).
     package let body: ByteBuffer
@@ -87,7 +90,7 @@ package final class PreparedResponse: Sendable {
         if chunks == nil, ResponseBodyRule.statusAllowsBody(response.status), !keepsLength {
             headers.add(name: "Content-Length", value: String(file?.size ?? body.readableBytes))
         }
-        self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers),
+        self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers.legal),
                   isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: response.trailers.map(HTTPHeaders.init),
                   variants: variants)
     }

@@ -173,6 +173,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes the head of answer `answer`, unless that answer already ended or wrote its head
     /// (each request gets exactly one answer).
+    ///
+    /// The head must be legal for the wire, as every head is when made: from swift-http-types'
+    /// values (whose fields cannot hold CR, LF or NUL), from a ``PreparedResponse`` (legal since
+    /// it was prepared), or, for what comes from outside (an upstream's answer, a cassette's
+    /// headers), through `HTTPHeaders.legal`. No header can then split an answer.
     func writeHead(_ head: HTTPResponseHead, answer: Int, context: ChannelHandlerContext) {
         guard machine.headWillBeWritten(for: answer) else { return }
         var head = head

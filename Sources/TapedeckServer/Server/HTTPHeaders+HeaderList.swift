@@ -1,12 +1,13 @@
 import NIOHTTP1
 import TapedeckCore
+import TapedeckNIO
 
 // The one translation between the cassette's headers and SwiftNIO's, both ways, in order.
 
 extension HTTPHeaders {
-    /// A cassette's headers (or trailers) as SwiftNIO's.
+    /// A cassette's headers (or trailers) as SwiftNIO's, made legal for the wire (``legal``).
     init(_ list: HeaderList) {
-        self.init(list.map { ($0.name, $0.value) })
+        self = HTTPHeaders(list.map { ($0.name, $0.value) }).legal
     }
 }
 

@@ -94,10 +94,12 @@ enum ServerPipeline {
         // An upgrade handler with no upgraders makes the decoder keep the bytes that follow a
         // `CONNECT` (a client may send its first tunnelled bytes in the same write) and hand them
         // on when the tunnel replaces it; it leaves the pipeline after the first request.
-        // Outbound header validation refuses a header value with CR, LF or NUL, so no answer can be split.
+        // No outbound header validation: every head ExchangeHandler writes is legal when made
+        // (see ExchangeHandler.writeHead), so a replayed answer's headers are checked once, when
+        // it is prepared, rather than on every write by one handler more.
         try operations.configureHTTPServerPipeline(
             position: .last, withPipeliningAssistance: false, withServerUpgrade: (upgraders: [], completionHandler: { _ in }),
-            withErrorHandling: false, withOutboundHeaderValidation: true, withEncoderConfiguration: .init(),
+            withErrorHandling: false, withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
         try operations.addHandler(ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin))
     }
@@ -143,8 +145,7 @@ enum ServerPipeline {
     /// Inside an intercepted tunnel there is no read handler (``switchToTunnel`` removed it).
     private static func plainHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations) throws -> [any RemovableChannelHandler] {
         ((try? operations.handler(type: ConnectionReadHandler.self)).map { [$0] } ?? [])
-        + [try operations.handler(type: HTTPResponseEncoder.self),
-         try operations.handler(type: NIOHTTPResponseHeadersValidator.self)]
+        + [try operations.handler(type: HTTPResponseEncoder.self)]
             + ((try? operations.handler(type: HTTPServerUpgradeHandler.self)).map { [$0] } ?? [])
             + [try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)]
     }

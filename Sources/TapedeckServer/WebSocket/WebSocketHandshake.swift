@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOHTTP1
 @_spi(Internals) import TapedeckCore
+import TapedeckNIO
 
 /// The rules of a WebSocket opening handshake (RFC 6455 section 4) the servers need: whether a
 /// request asks for an upgrade, and the 101 that accepts it.
@@ -36,7 +37,7 @@ enum WebSocketHandshake {
     /// when it offered one (no other extension is taken). The conversation is readable either way:
     /// messages are decompressed as they are read.
     static func accepting(_ request: IncomingRequest, key: String, answer headers: HTTPHeaders) -> Acceptance {
-        var kept = HTTPHeaders(headers.filter { !negotiatedHeaders.contains($0.name.lowercased()) && !isFraming($0.name) })
+        var kept = HTTPHeaders(headers.filter { !negotiatedHeaders.contains($0.name.lowercased()) && !isFraming($0.name) }).legal
         kept.add(name: "Upgrade", value: "websocket")
         kept.add(name: "Connection", value: "Upgrade")
         kept.add(name: "Sec-WebSocket-Accept", value: acceptValue(forKey: key))

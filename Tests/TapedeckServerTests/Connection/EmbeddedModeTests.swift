@@ -116,4 +116,30 @@ import Testing
         #expect(answer.hasSuffix("Hello Shawn!"))
         _ = try channel.finish(acceptAlreadyClosed: true)
     }
+
+    /// A cassette made in memory is not checked as a loaded one is; its headers still cannot
+    /// split the answer, with no validating handler in the pipeline: the head is made legal when
+    /// the response is prepared.
+    @Test func aReplayedHeaderCannotSplitTheAnswer() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let hostile = Interaction(
+            request: CassetteRequest(method: "GET", url: "http://api.example.test/x"),
+            response: CassetteResponse(status: 200, headers: HeaderList([HeaderField(name: "X-A", value: "a\r\nSet-Cookie: evil=1"),
+                                                                         HeaderField(name: "Bad Name", value: "b"),
+                                                                         HeaderField(name: "X-Nul", value: "c\u{0}d")]),
+                                       body: Body(Data("ok".utf8))))
+        let deck = try ReplayDeck(cassettes: [("memory", Cassette(interactions: [hostile]))], options: PlaybackOptions())
+        let mode = ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                              authority: CertificateAuthority(home: home))
+        let channel = try client(mode, on: EmbeddedEventLoop())
+        try channel.writeInbound(ByteBuffer(string: "GET /x HTTP/1.1\r\nHost: api.example.test\r\n\r\n"))
+        let lines = try written(channel).components(separatedBy: "\r\n")
+        #expect(lines.first == "HTTP/1.1 200 OK")
+        #expect(lines.contains("X-A: a  Set-Cookie: evil=1"), "CR and LF became spaces: one header, not two")
+        #expect(!lines.contains { $0.hasPrefix("Set-Cookie") || $0.hasPrefix("Bad Name") })
+        #expect(lines.contains("X-Nul: c d"))
+        #expect(lines.last == "ok")
+        _ = try channel.finish(acceptAlreadyClosed: true)
+    }
 }
