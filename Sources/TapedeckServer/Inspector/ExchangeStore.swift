@@ -4,7 +4,8 @@ import Foundation
 /// The latest exchanges a server answered, for the inspector: a bounded log (``BoundedLog``) of
 /// each one's request and response, with at most ``bodyLimit`` bytes of each body, so memory stays
 /// bounded whatever the traffic; shown redacted, as a cassette holds them. Each new exchange is
-/// announced on ``events``.
+/// announced on ``events`` (event `exchange`), and so is each change to one kept (`update`: a
+/// played chat's messages, a WebSocket conversation, once they ended).
 ///
 /// Adding is cheap, for it happens on the event loop of every request: the request is redacted
 /// there only when its body must be cut (redaction needs the whole body); otherwise the exchange
@@ -64,10 +65,24 @@ package final class ExchangeStore: Sendable {
             kept.summary.id = id
             if isListened { announced = kept.summary }
         }
-        if let announced {
-            events.publish(event: "exchange", data: String(decoding: Self.compact(shown(announced)), as: UTF8.self), id: id)
-        }
+        if let announced { announce(announced, as: "exchange", id: id) }
         return id
+    }
+
+    /// Tells the pages listening of an exchange, by its summary as shown.
+    private func announce(_ summary: ExchangeSummary, as event: String, id: Int? = nil) {
+        events.publish(event: event, data: String(decoding: Self.compact(shown(summary)), as: UTF8.self), id: id)
+    }
+
+    /// Changes exchange `id`, if it is still kept, and announces the change to the pages
+    /// listening (event `update`, with the summary; a page showing that exchange fetches it again).
+    private func update(id: Int, _ change: (inout KeptExchange) -> Void) {
+        var updated: ExchangeSummary?
+        log.update(where: { $0.summary.id == id }) { kept in
+            change(&kept)
+            updated = kept.summary
+        }
+        if let updated, events.listenerCount > 0 { announce(updated, as: "update") }
     }
 
     /// What is kept of an exchange: its bodies cut to the limit, redacted now only when the request's is cut.
@@ -105,7 +120,7 @@ package final class ExchangeStore: Sendable {
     /// kept when it is chosen, with the messages sent by then. Redacted now when the exchange is
     /// kept redacted already or the body must be cut, as ``add(_:request:response:chunks:status:diagnosis:isClean:)`` does.
     package func requestEnded(id: Int, body: Body) {
-        log.update(where: { $0.summary.id == id }) { kept in
+        update(id: id) { kept in
             var request = kept.request
             request.body = body
             kept.requestSize = body.count
@@ -123,7 +138,7 @@ package final class ExchangeStore: Sendable {
 
     /// Adds the WebSocket conversation of exchange `id` once its connection ended.
     package func conversationEnded(id: Int, _ conversation: InspectedConversation) {
-        log.update(where: { $0.summary.id == id }) { $0.conversation = conversation }
+        update(id: id) { $0.conversation = conversation }
     }
 
     /// The exchanges kept, newest first, and how many older ones were dropped.

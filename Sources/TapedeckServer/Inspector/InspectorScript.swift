@@ -312,6 +312,10 @@ enum InspectorScript {
           status.textContent = 'reconnecting…'; status.className = 'pill off';
         } else if (type === 'exchange') {
           remember(JSON.parse(data)); renderList(); refreshCassettesSoon();
+        } else if (type === 'update') {
+          const x = JSON.parse(data);
+          remember(x); renderList();
+          if (state.selected === x.id) openExchange(x.id);
         } else if (type === 'reset') {
           state.exchanges.clear(); renderList(); loadCassettes();
         }
@@ -322,7 +326,7 @@ enum InspectorScript {
         const events = new EventSource(base + 'events');
         events.onopen = () => onEvent('open');
         events.onerror = () => onEvent('error');
-        for (const type of ['exchange', 'reset']) events.addEventListener(type, (event) => onEvent(type, event.data));
+        for (const type of ['exchange', 'update', 'reset']) events.addEventListener(type, (event) => onEvent(type, event.data));
       }
 
       function listen() {
@@ -358,7 +362,7 @@ enum InspectorScript {
       const events = new EventSource('/__tapedeck/events');
       events.onopen = () => postMessage({ type: 'open' });
       events.onerror = () => postMessage({ type: 'error' });
-      for (const type of ['exchange', 'reset']) events.addEventListener(type, (event) => postMessage({ type, data: event.data }));
+      for (const type of ['exchange', 'update', 'reset']) events.addEventListener(type, (event) => postMessage({ type, data: event.data }));
     }
 
     """#

@@ -141,4 +141,40 @@ import Testing
         #expect(try shownMessages(resetMode) == ["ping", "pong"], "and of a call the client reset")
         for channel in [ended, reset] { _ = try? channel.finish() }
     }
+
+    /// An inspector page listening hears of a played chat twice: when it is chosen (`exchange`)
+    /// and when its client ended it and the exchange got every message (`update`, with the same id).
+    @Test func anOpenInspectorPageHearsWhenAPlayedChatEnds() throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let (chat, mode) = try streamAndMode(stubs: [], home: home)
+        let page = EmbeddedChannel()
+        try page.pipeline.syncOperations.addHandler(ExchangeHandler(front: FrontDoor(mode: mode),
+                                                                    configuration: ServerConfiguration(port: 0, authorityHome: home), tunnelOrigin: nil))
+        try page.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try page.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/__tapedeck/events",
+                                                                         headers: ["Host": "127.0.0.1"])))
+        try page.writeInbound(HTTPServerRequestPart.end(nil))
+        func heard() throws -> String {
+            page.embeddedEventLoop.run()
+            var text = ""
+            while let part = try page.readOutbound(as: HTTPServerResponsePart.self) {
+                if case .body(.byteBuffer(let buffer)) = part { text += String(buffer: buffer) }
+            }
+            return text
+        }
+        #expect(try heard().contains(": listening"))
+
+        try call("/demo.Greeter/Chat", on: chat)
+        let chosen = try heard()
+        #expect(chosen.hasPrefix("event: exchange\n"), "\(chosen)")
+        let id = try #require(mode.answers.exchanges?.summaries().exchanges.first?.id)
+        try chat.writeInbound(HTTPServerRequestPart.body(ByteBuffer(bytes: GRPCMessage.frame([message("other")]))))
+        #expect(try heard().isEmpty, "nothing changed while the call goes on")
+        try chat.writeInbound(HTTPServerRequestPart.end(nil))
+        let ended = try heard()
+        #expect(ended.hasPrefix("event: update\n"), "\(ended)")
+        #expect(ended.contains(#""id":\#(id),"#), "\(ended)")
+        for channel in [chat, page] { _ = try? channel.finish() }
+    }
 }
