@@ -65,15 +65,21 @@ extension HTTPResponseStatus {
 
 extension HTTPResponseStatus {
     /// This status as it may go on the wire: a reason phrase legal by swift-http-types' rule
-    /// (a character it does not allow becomes a space).
+    /// (a character it does not allow becomes a space), a code of three digits at most.
     package var legal: HTTPResponseStatus {
         HTTPResponseStatus(HTTPResponse.Status(self))
     }
 }
 
 extension HTTPResponse.Status {
-    /// A SwiftNIO status, its reason phrase kept.
+    /// A SwiftNIO status, its reason phrase kept. A code past 999, which swift-http-types cannot
+    /// hold (a status code has three digits; only a broken upstream sends a longer one), becomes
+    /// 502 Bad Gateway, as a proxy answers an invalid response.
     package init(_ status: HTTPResponseStatus) {
+        guard status.code <= 999 else {
+            self = .badGateway
+            return
+        }
         self.init(code: Int(status.code), reasonPhrase: status.reasonPhrase)
     }
 }

@@ -59,6 +59,7 @@ import Testing
         let hostile = HTTPHeaders([("X-A", "a\r\nSet-Cookie: evil=1"), ("Bad Name", "b"), ("X-B", "ok")])
         #expect(Array(hostile.legal.map { "\($0.name): \($0.value)" }) == ["X-A: a  Set-Cookie: evil=1", "X-B: ok"])
         #expect(HTTPResponseStatus(statusCode: 299, reasonPhrase: "Odd\r\nSet-Cookie: evil=1").legal.reasonPhrase == "Odd  Set-Cookie: evil=1")
+        #expect(HTTPResponseStatus(statusCode: 1234).legal == .badGateway, "a code swift-http-types cannot hold, not a trap")
 
         let interaction = Interaction(
             request: CassetteRequest(method: "POST", url: "http://h/pkg.Svc/Call"),
