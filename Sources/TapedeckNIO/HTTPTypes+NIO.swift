@@ -31,24 +31,8 @@ extension HTTPHeaders {
     /// header can split an answer or add one. Headers already legal (every header SwiftNIO's
     /// parser read) come back as they are, after one look at each.
     package var legal: HTTPHeaders {
-        if allSatisfy({ Self.isToken($0.name) && HTTPField.isValidValue($0.value) }) { return self }
+        if allSatisfy({ HTTPField.Name($0.name) != nil && HTTPField.isValidValue($0.value) }) { return self }
         return HTTPHeaders(HTTPFields(self))
-    }
-
-    /// Whether a name is a token (RFC 9110 `tchar`s), as `HTTPField.Name` requires, checked
-    /// without making one (which lowercases a copy of the name: every forwarded answer is looked at).
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-                 UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-                 UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-                true
-            default:
-                false
-            }
-        }
     }
 }
 
