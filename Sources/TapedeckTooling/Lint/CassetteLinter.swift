@@ -54,10 +54,9 @@ package struct CassetteLinter: Sendable {
             func unreadable(_ location: String, _ error: any Error) {
                 findings.append(LintFinding(severity: .error, kind: .content, file: file, place: location, message: "\(error)"))
             }
-            var readOnly = interaction
             let largeChanges: [String]
             do {
-                largeChanges = try redaction.redactLargeBodies(of: &readOnly, into: nil)
+                largeChanges = try redaction.largeBodyChanges(of: interaction)
             } catch {
                 largeChanges = []
                 unreadable(place, error)

@@ -23,12 +23,19 @@ package struct CassetteRedaction: Sendable {
         return (result, changes)
     }
 
-    /// ``apply(to:)``, and ``redactLargeBodies(of:into:)`` on every interaction.
+    /// ``apply(to:)``, and the large side-file bodies too: redacted into `folder`
+    /// (``redactLargeBodies(of:into:)``), or, with no folder, only reported (``largeBodyChanges(of:)``:
+    /// a dry run writes nothing and leaves the cassette as it is).
     package func apply(to cassette: Cassette,
                        largeBodiesInto folder: ((BodyFile) -> URL)?) throws(ToolingError) -> (cassette: Cassette, changes: [String]) {
         var (result, changes) = apply(to: cassette)
         for index in result.interactions.indices {
-            changes += try redactLargeBodies(of: &result.interactions[index], into: folder).map { "interactions[\(index)]: \($0)" }
+            let changed = if let folder {
+                try redactLargeBodies(of: &result.interactions[index], into: folder)
+            } else {
+                try largeBodyChanges(of: result.interactions[index])
+            }
+            changes += changed.map { "interactions[\(index)]: \($0)" }
         }
         return (result, changes)
     }
@@ -37,34 +44,63 @@ package struct CassetteRedaction: Sendable {
     /// ``Body/wholeReadLimit``, which ``Redactor`` leaves as they are), piece by piece as the
     /// recording proxy redacts them (``Redactor/streamingRedaction(contentType:)``): JSON under
     /// JSON-path rules. Each body changed gets a new side file in `folder(original)` (its
-    /// cassette's bodies folder, or a temporary one for a copy that is not saved); with no
-    /// `folder`, nothing is written and the interaction stays as it is (lint, a dry run). Returns
-    /// one line per body changed, worded as ``Redactor``'s: `response body $.user.ssn`.
-    package func redactLargeBodies(of interaction: inout Interaction, into folder: ((BodyFile) -> URL)?) throws(ToolingError) -> [String] {
+    /// cassette's bodies folder, or a temporary one for a copy that is not saved). Returns one
+    /// line per body changed, worded as ``Redactor``'s: `response body $.user.ssn`.
+    package func redactLargeBodies(of interaction: inout Interaction, into folder: (BodyFile) -> URL) throws(ToolingError) -> [String] {
         var changes: [String] = []
-        func redact(_ body: inout Body, contentType: String?, side: String) throws(ToolingError) {
-            guard let file = body.file, !body.isReadableWhole, !body.isEncoded,
-                  let stream = redactor.streamingRedaction(contentType: contentType) else { return }
-            let paths: [String]
-            do throws(SideFileError) {
-                if let folder {
-                    guard let (redacted, named) = try SideFileSpool.redacted(file, by: stream, into: folder(file)) else { return }
-                    let style = body.style
-                    body = Body(file: redacted)
-                    body.style = style
-                    paths = named
-                } else {
-                    guard let named = try SideFileSpool.redactionPaths(in: file, by: stream) else { return }
-                    paths = named
-                }
-            } catch {
-                throw ToolingError(file: file.url.path, kind: .io("cannot redact the side file: \(error)"))
-            }
-            changes.append("\(side) body \(Redactor.pathList(paths))")
+        for large in largeBodies(of: interaction) {
+            guard let (redacted, paths) = try Self.reading(large.file, { () throws(SideFileError) in
+                try SideFileSpool.redacted(large.file, by: large.redaction, into: folder(large.file))
+            }) else { continue }
+            let style = interaction[keyPath: large.body].style
+            interaction[keyPath: large.body] = Body(file: redacted)
+            interaction[keyPath: large.body].style = style
+            changes.append("\(large.side) body \(Redactor.pathList(paths))")
         }
-        try redact(&interaction.request.body, contentType: interaction.request.headers["Content-Type"], side: "request")
-        try redact(&interaction.response.body, contentType: interaction.response.headers["Content-Type"], side: "response")
         return changes
+    }
+
+    /// What ``redactLargeBodies(of:into:)`` would change, read piece by piece and written nowhere
+    /// (`tapedeck lint`, a dry run).
+    package func largeBodyChanges(of interaction: Interaction) throws(ToolingError) -> [String] {
+        var changes: [String] = []
+        for large in largeBodies(of: interaction) {
+            guard let paths = try Self.reading(large.file, { () throws(SideFileError) in
+                try SideFileSpool.redactionPaths(in: large.file, by: large.redaction)
+            }) else { continue }
+            changes.append("\(large.side) body \(Redactor.pathList(paths))")
+        }
+        return changes
+    }
+
+    /// A side-file body the rules may change but ``Redactor`` cannot read whole, with the stream
+    /// redaction its content type calls for.
+    private struct LargeBody {
+        let side: String
+        let body: WritableKeyPath<Interaction, Body>
+        let file: BodyFile
+        let redaction: JSONStreamRedactor
+    }
+
+    /// The request's and the response's bodies that are side files past ``Body/wholeReadLimit``,
+    /// stored decoded, of a type the rules redact as a stream.
+    private func largeBodies(of interaction: Interaction) -> [LargeBody] {
+        [("request", \Interaction.request.body, interaction.request.headers["Content-Type"]),
+         ("response", \Interaction.response.body, interaction.response.headers["Content-Type"])].compactMap { side, path, contentType in
+            let body = interaction[keyPath: path]
+            guard let file = body.file, !body.isReadableWhole, !body.isEncoded,
+                  let redaction = redactor.streamingRedaction(contentType: contentType) else { return nil }
+            return LargeBody(side: side, body: path, file: file, redaction: redaction)
+        }
+    }
+
+    /// Runs a side file's redaction; its failure as the tooling reports it, naming the file.
+    private static func reading<Result>(_ file: BodyFile, _ work: () throws(SideFileError) -> Result) throws(ToolingError) -> Result {
+        do throws(SideFileError) {
+            return try work()
+        } catch {
+            throw ToolingError(file: file.url.path, kind: .io("cannot redact the side file: \(error)"))
+        }
     }
 
     /// The side files `original` names and `redacted` no longer does: the bodies as they were
