@@ -49,6 +49,8 @@ package struct ReverseProxyTarget: Sendable, Hashable {
     let scheme: String
     let host: String
     let port: Int
+    /// `host` or `host:port`: the `Host` header the upstream gets.
+    let authority: String
 
     /// Reads a base URL: http or https, a host, an optional path, no query.
     package init(_ text: String) throws(ReverseProxyTargetError) {
@@ -64,6 +66,7 @@ package struct ReverseProxyTarget: Sendable, Hashable {
         self.scheme = scheme
         self.host = host
         self.port = port
+        self.authority = authority
     }
 
     /// The URL a request for `uri` (origin-form) goes to, and its parts, without parsing the base again.

@@ -127,18 +127,15 @@ package final class RecordingMode: Mode {
     /// The request as the cassette keeps it (its URL and `Host` the upstream's, in reverse-proxy
     /// mode), where it goes, and its host and port; nil when it names no upstream.
     private func addressing(_ request: IncomingRequest) -> (CassetteRequest, RequestTarget, host: String, port: Int)? {
-        var cassetteRequest = request.cassetteRequest()
-        let target: RequestTarget
-        if let base, request.target.hasPrefix("/"), request.tunnelOrigin == nil {
-            (cassetteRequest.url, target) = base.target(for: request.target)
-        } else {
-            target = cassetteRequest.target
+        let uri = request.target
+        if let base, uri.hasPrefix("/"), request.tunnelOrigin == nil {
+            let (url, target) = base.target(for: uri)
+            return (request.cassetteRequest(url: url, host: base.authority), target, base.host, base.port)
         }
+        let url = request.url
+        let target = RequestTarget(url)
         guard let host = target.host, let port = target.port else { return nil }
-        if cassetteRequest.headers.contains("Host"), let authority = target.authority {
-            cassetteRequest.headers.set(name: "Host", value: authority)
-        }
-        return (cassetteRequest, target, host, port)
+        return (request.cassetteRequest(url: url, host: target.authority), target, host, port)
     }
 
     private static let noTarget = Refusal(.badRequest,

@@ -76,14 +76,18 @@ package struct IncomingRequest: Sendable {
 
     /// The core's form of the request, without control headers and hop-by-hop headers; `Host`
     /// (the authority) first.
-    package func cassetteRequest() -> CassetteRequest {
+    ///
+    /// - Parameters:
+    ///   - url: the URL it keeps, when not ``url`` (a reverse proxy keeps the upstream's).
+    ///   - host: the `Host` value it keeps when the request has one, when not the request's own.
+    package func cassetteRequest(url: String? = nil, host: String? = nil) -> CassetteRequest {
         var headers = HeaderList()
         headers.reserveCapacity(head.headerFields.count + 1)
-        if let hostHeader { headers.append(name: hostHeader.name, value: hostHeader.value) }
+        if let hostHeader { headers.append(name: hostHeader.name, value: host ?? hostHeader.value) }
         for field in head.headerFields where !HeaderList.isHopByHop(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
             headers.append(name: field.name.rawName, value: field.value)
         }
-        return CassetteRequest(method: head.method.rawValue, url: url, headers: headers,
+        return CassetteRequest(method: head.method.rawValue, url: url ?? self.url, headers: headers,
                                body: Self.cassetteBody(Data(copying: body), headers: headers))
     }
 
