@@ -127,12 +127,12 @@ package final class RecordingMode: Mode {
     /// The request as the cassette keeps it (its URL and `Host` the upstream's, in reverse-proxy
     /// mode), where it goes, and its host and port; nil when it names no upstream.
     private func addressing(_ request: IncomingRequest) -> (CassetteRequest, RequestTarget, host: String, port: Int)? {
-        let uri = request.target
-        if let base, uri.hasPrefix("/"), request.tunnelOrigin == nil {
-            let (url, target) = base.target(for: uri)
-            return (request.cassetteRequest(url: url, host: base.authority), target, base.host, base.port)
-        }
+        // Origin-form outside a tunnel: the request names no host, so it goes to `--target`.
         let url = request.url
+        if let base, url.hasPrefix("/") {
+            let (upstreamURL, target) = base.target(for: url)
+            return (request.cassetteRequest(url: upstreamURL, host: base.authority), target, base.host, base.port)
+        }
         let target = RequestTarget(url)
         guard let host = target.host, let port = target.port else { return nil }
         return (request.cassetteRequest(url: url, host: target.authority), target, host, port)
