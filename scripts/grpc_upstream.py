@@ -8,6 +8,8 @@ generated code), all four call kinds and an error. Prints its address, then serv
 /demo.Greeter/Chat        bidirectional: each message upper-cased, as it comes
 /demo.Greeter/Fail        unary: NOT_FOUND "no greeting for " + the message, with trailing metadata
 /demo.Greeter/Squeeze     unary: the message repeated 50 times, sent compressed with gzip
+/demo.Greeter/Watch       server streaming without end: the message + "#0", "#1", ... 50 ms apart
+                          until the client cancels (at most five minutes), as a watch or subscribe call
 
 /demo.Notes/* is the same in protobuf (Tests/Fixtures/proto/notes.proto, `Note {text, seq}`), for
 clients generated from that file; its two fields are encoded here by hand, so no generated Python
@@ -35,6 +37,15 @@ def say_hellos(request, context):
 
 def collect(requests, context):
     return b"+".join(requests)
+
+
+def watch(request, context):
+    for index in range(6000):
+        if not context.is_active():
+            return
+        if index:
+            time.sleep(0.05)
+        yield request + b"#%d" % index
 
 
 def chat(requests, context):
@@ -145,6 +156,7 @@ def main():
         "Chat": grpc.stream_stream_rpc_method_handler(chat),
         "Fail": grpc.unary_unary_rpc_method_handler(fail),
         "Squeeze": grpc.unary_unary_rpc_method_handler(squeeze),
+        "Watch": grpc.unary_stream_rpc_method_handler(watch),
     }
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     notes = {

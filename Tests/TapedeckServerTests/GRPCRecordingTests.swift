@@ -192,13 +192,43 @@ import Testing
         }
     }
 
+    /// A client that cancels a server stream without end (a watch) and keeps its connection resets
+    /// the upstream's stream through the proxy at once: the exchange ends as the client's leaving
+    /// and is not recorded. Before, the upstream's stream stayed open, its messages read for
+    /// nobody, until the client's connection closed (or, for a client that keeps it, forever).
+    @Test func aWatchTheClientCancelsIsResetUpstreamAtOnce() async throws {
+        let log = CapturedLog.Lines()
+        try await withGreeter(cassette: "watch.json") { upstream, file in
+            try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL)),
+                                        logger: CapturedLog.logger(into: log)) { harness in
+                let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/grpc_watch.py").path
+                let watch = try await Subprocess.run(executable: "/usr/bin/env",
+                                                     arguments: ["python3", script, "2", "127.0.0.1:\(harness.server.port)"])
+                #expect(watch.text == "watch tick#0 tick#1 CANCELLED hello:again\n", "\(watch.text) \(watch.error)")
+                try await waitUntil { harness.responder.exchangesUnderWay == 0 }
+                #expect(harness.responder.exchangesUnderWay == 0, "the upstream's stream is still read")
+                let notRecorded = log.all.filter { $0.hasPrefix("not recorded: POST") }
+                #expect(notRecorded.count == 1 && notRecorded[0].contains("/demo.Greeter/Watch: the client left"), "\(log.all)")
+            }
+            let recorded = try CassetteCodec().load(file).interactions.map(\.request.url)
+            #expect(recorded == ["\(upstream.baseURL)/demo.Greeter/SayHello"], "only the hello after it")
+        }
+    }
+
     /// A chat's client that goes away mid-call: the upstream's stream is reset with it, nothing is
-    /// recorded, and the proxy goes on serving (the next chat is recorded whole).
+    /// recorded, the log blames the client (not the upstream, whose stream the proxy reset), and
+    /// the proxy goes on serving (the next chat is recorded whole).
     @Test func aChatWhoseClientLeavesMidCallIsNotRecordedAndTheProxyGoesOn() async throws {
+        let log = CapturedLog.Lines()
         try await withGreeter(cassette: "chat.json") { upstream, file in
-            try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))) { harness in
+            try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL)),
+                                        logger: CapturedLog.logger(into: log)) { harness in
                 let left = try await chat("127.0.0.1:\(harness.server.port)", "--leave")
                 #expect(left.hasPrefix("chat PING CANCELLED"), "\(left)")
+                try await waitUntil { log.all.contains { $0.hasPrefix("not recorded: POST") } }
+                let notRecorded = log.all.filter { $0.hasPrefix("not recorded: POST") }
+                #expect(notRecorded.count == 1 && notRecorded[0].contains("the client left before the whole answer was written to it"),
+                        "\(log.all)")
                 let whole = try await chat("127.0.0.1:\(harness.server.port)")
                 #expect(whole == "chat PING PONG OK\n")
                 try await waitUntil { harness.responder.recorder.interactionCount == 1 }

@@ -54,7 +54,7 @@ package final class InspectorEvents: Sendable {
         listeners.withLock { $0.byID[id] = Listener(sink: sink, pulse: pulse) }
         // A page that goes away is forgotten at once, not at the next failed write.
         sink.eventLoop.execute { [weak self] in
-            sink.context.value.channel.closeFuture.whenComplete { [weak self] _ in self?.drop(id) }
+            sink.clientClosed.whenComplete { [weak self] _ in self?.drop(id) }
         }
         sink.writeHead(Self.head).whenFailure { [weak self] _ in self?.drop(id) }
         write(ByteBuffer(string: "retry: 2000\n: listening\n\n"), to: id, sink: sink)

@@ -71,18 +71,19 @@ final class UpstreamConnection {
             channel.write(HTTPClientRequestPart.end(nil), promise: nil)
             deferredFlush.flush(channel)
         case .streamed(let stream):
-            // Each part goes as it arrives; a client that leaves first resets the upstream's stream too.
+            // Each part goes as it arrives. A client that leaves first resets the upstream's stream
+            // too, and the exchange fails as the client's leaving, not as the upstream's closing.
             deferredFlush.flush(channel)
             let channel = channel
             stream.read(with: RequestBodyStream.Reader(
                 part: { part in channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part)), promise: nil) },
                 end: { channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil) },
-                failure: { channel.close(promise: nil) }))
+                failure: { [self] in clientLeft() }))
         }
     }
 
-    /// The client connection closed: an exchange still on it fails as the client's leaving, then
-    /// the upstream connection closes.
+    /// The client connection (or its HTTP/2 stream) closed: an exchange still on it fails as the
+    /// client's leaving, then the upstream connection (or stream) closes.
     func clientLeft() {
         let exchange = handler.exchange
         handler.exchange = nil

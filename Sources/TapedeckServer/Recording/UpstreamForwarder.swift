@@ -101,6 +101,10 @@ struct UpstreamForwarder: Sendable {
                 connection.openStream().assumeIsolated().whenComplete { opened in
                     switch opened {
                     case .success(let stream):
+                        // A client that resets its stream resets the upstream's with it, so a call
+                        // without end (a watch) does not stay open upstream; a client connection's
+                        // end closes its HTTP/1.1 upstream through the scope.
+                        sink.clientClosed.assumeIsolated().whenComplete { _ in stream.clientLeft() }
                         exchange.retry = isKept ? again : nil
                         exchange.retryRefused = again
                         exchange.send(head, body: body, on: stream)

@@ -40,6 +40,9 @@ package struct ResponseSink: Sendable {
     /// What lives as long as the client connection; on the event loop only.
     var scope: ConnectionScope { connectionScope.value }
 
+    /// Completes when the client's connection, or its HTTP/2 stream, closes; on the event loop only.
+    var clientClosed: EventLoopFuture<Void> { context.value.channel.closeFuture }
+
     private func onLoop(_ body: @escaping @Sendable (ExchangeHandler, ChannelHandlerContext) -> Void) {
         if eventLoop.inEventLoop {
             body(handler.value, context.value)

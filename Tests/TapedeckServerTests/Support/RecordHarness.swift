@@ -14,15 +14,16 @@ struct RecordHarness {
 
     var base: String { server.url }
 
-    /// Runs `body` with a recording proxy.
+    /// Runs `body` with a recording proxy that logs to `logger`.
     static func run<T>(settings: RecordSettings, configure: (inout ServerConfiguration) -> Void = { _ in },
+                       logger: Logger = Logger(label: "tapedeck.record.test"),
                        _ body: (RecordHarness) async throws -> T) async throws -> T {
         let home = try Fixtures.temporaryDirectory()
         var configuration = ServerConfiguration(port: 0, authorityHome: home)
         configure(&configuration)
         let responder = try RecordingMode(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: home),
-                                            logger: Logger(label: "tapedeck.record.test"))
+                                            logger: logger)
         let server = try await TapedeckServer.start(configuration: configuration, mode: responder)
         let harness = RecordHarness(server: server, responder: responder, authorityHome: home)
         do {
