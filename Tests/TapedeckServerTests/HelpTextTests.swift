@@ -19,6 +19,15 @@ import Testing
         #expect(refused.error.contains("tapedeck replay"), "\(refused.error)")
     }
 
+    /// `record --help` says what the proxy records, HTTP/2, gRPC and WebSocket included: it once
+    /// said WebSocket upgrades were tunnelled and not recorded, long after they were recorded.
+    @Test func recordHelpSaysWhatItRecords() async throws {
+        let help = try await Self.help(["record"])
+        #expect(help.contains("HTTP/1.1 and HTTP/2 share the port"), "\(help)")
+        #expect(help.contains("gRPC calls of every kind and WebSocket conversations are recorded"), "\(help)")
+        #expect(!help.contains("WebSocket upgrades"), "\(help)")
+    }
+
     /// Every overview is whole sentences: ArgumentParser wraps each line of a discussion itself, so a
     /// line break typed in mid-sentence shows as a short line ("Without it, a" / "forward proxy").
     /// Printed wide enough that nothing wraps, every line of every command's overview ends a sentence.

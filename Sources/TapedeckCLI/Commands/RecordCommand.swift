@@ -15,9 +15,11 @@ struct RecordCommand: AsyncParsableCommand {
         Without it, a forward proxy: set http_proxy (lowercase: curl ignores HTTP_PROXY) and HTTPS_PROXY \
         to the printed address, and trust the local CA (`tapedeck ca path`) for HTTPS.
 
+        HTTP/1.1 and HTTP/2 share the port (HTTP/2 by prior knowledge, or by ALPN inside intercepted \
+        TLS); gRPC calls of every kind and WebSocket conversations are recorded as they pass. \
         Responses stream to the client as they arrive; each exchange is redacted and on disk within a \
-        second. Redirects are passed back, never followed. WebSocket upgrades and --passthrough-host \
-        hosts are tunnelled, not recorded.
+        second. Redirects are passed back, never followed. --passthrough-host hosts are tunnelled, not \
+        recorded.
         """)
 
     @Argument(help: "The cassette file to record into.")

@@ -13,7 +13,9 @@ struct ReplayCommand: AsyncParsableCommand {
         Requests sent straight to the server match any recorded host. As a forward proxy \
         (http_proxy / HTTPS_PROXY) it answers absolute-form http requests, and CONNECT with \
         TLS interception by the local CA (see `tapedeck ca`), so the host rule applies. \
-        Unmatched requests get --unmatched-status (599) with a JSON diagnosis.
+        Unmatched requests get --unmatched-status (599) with a JSON diagnosis; an unmatched gRPC \
+        call gets UNIMPLEMENTED with the same diagnosis in grpc-message. HTTP/1.1 and HTTP/2 share \
+        the port; recorded WebSocket conversations are played back.
 
         Admin endpoints, under /__tapedeck/ on the same port: \(AdminEndpoints.namesInProse).
         """)
