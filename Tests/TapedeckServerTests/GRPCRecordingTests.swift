@@ -195,7 +195,8 @@ import Testing
     /// A client that cancels a server stream without end (a watch) and keeps its connection resets
     /// the upstream's stream through the proxy at once: the exchange ends as the client's leaving
     /// and is not recorded. Before, the upstream's stream stayed open, its messages read for
-    /// nobody, until the client's connection closed (or, for a client that keeps it, forever).
+    /// nobody, until the client's connection closed (or, for a client that keeps it, forever); the
+    /// exchange then ended as the upstream's closing, which is what the log line tells apart.
     @Test func aWatchTheClientCancelsIsResetUpstreamAtOnce() async throws {
         let log = CapturedLog.Lines()
         try await withGreeter(cassette: "watch.json") { upstream, file in
