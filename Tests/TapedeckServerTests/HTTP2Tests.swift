@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import TapedeckCore
+@_spi(Internals) import TapedeckCore
 import TapedeckServer
 import TapedeckTestSupport
 import Testing
@@ -66,6 +66,26 @@ import Testing
         }
         #expect(recorded.cassette.interactions.map(\.httpVersion) == ["1.1", "1.1"])
         #expect(recorded.cassette.interactions.first?.request.url.hasSuffix("/hello") == true)
+    }
+
+    /// Streams in flight together on one HTTP/2 connection, to an upstream that speaks only
+    /// HTTP/1.1, each get an upstream connection of their own, and each is answered and recorded.
+    /// Before, a client connection kept one upstream connection and closed it when the next stream
+    /// opened another: the streams still waiting on it got 502 and were not recorded.
+    @Test func streamsInFlightToAnHTTP1UpstreamEachGetAConnectionOfTheirOwn() async throws {
+        let streams = 4
+        let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
+            // nghttp sends its URLs as streams of one connection; /held answers when released.
+            let urls = (0..<streams).map { "\(harness.base)/held?n=\($0)" }
+            async let answers = Subprocess.run(executable: "/usr/bin/env", arguments: ["nghttp"] + urls)
+            try await waitUntil { upstream.held.withLock { $0.count } == streams }
+            upstream.releaseHeld()
+            let answered = try await answers
+            #expect(answered.text == String(repeating: "held answer", count: streams), "\(answered.text) \(answered.error)")
+            try await waitUntil { harness.responder.recorder.interactionCount == streams }
+        }
+        #expect(Set(recorded.cassette.interactions.map { $0.request.url }).count == streams)
+        #expect(recorded.cassette.interactions.allSatisfy { $0.response.status == 200 && $0.httpVersion == "1.1" })
     }
 
     /// Python's `http.server` (the example upstream) takes the HTTP/2 preface for an HTTP/0.9

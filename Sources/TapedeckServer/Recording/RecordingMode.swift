@@ -7,7 +7,7 @@ import NIOSSL
 import TapedeckCore
 
 /// The recording proxy: serves what the cassette already matches (by mode), forwards the
-/// rest upstream (one upstream connection per client connection), streams the answer back
+/// rest upstream (``UpstreamForwarder``), streams the answer back
 /// as it arrives, and records the finished exchange through the core's recorder (redacted,
 /// durably saved).
 package final class RecordingMode: Mode {

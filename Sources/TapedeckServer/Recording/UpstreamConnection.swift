@@ -38,6 +38,9 @@ final class UpstreamConnection {
     /// Whether it is open and carries no exchange.
     var isIdle: Bool { channel.isActive && handler.exchange == nil && handler.isReusable }
 
+    /// Whether it is open and carries an exchange.
+    var isBusy: Bool { channel.isActive && handler.exchange != nil }
+
     /// Connects on `eventLoop` through `dialer`, with TLS (and SNI for names) when the origin is https.
     static func connect(to origin: UpstreamOrigin, tls: NIOSSLContext, timeout: TimeAmount, on eventLoop: any EventLoop,
                         dialer: UpstreamDialer) -> EventLoopFuture<UpstreamConnection> {
@@ -71,19 +74,19 @@ final class UpstreamConnection {
             channel.write(HTTPClientRequestPart.end(nil), promise: nil)
             deferredFlush.flush(channel)
         case .streamed(let stream):
-            // Each part goes as it arrives. A client that leaves first resets the upstream's stream
-            // too, and the exchange fails as the client's leaving, not as the upstream's closing.
+            // Each part goes as it arrives. A client that leaves first ends the exchange as the
+            // client's leaving, which resets the upstream's stream too.
             deferredFlush.flush(channel)
             let channel = channel
             stream.read(with: RequestBodyStream.Reader(
                 part: { part in channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part)), promise: nil) },
                 end: { channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil) },
-                failure: { [self] in clientLeft() }))
+                failure: { [weak exchange] in exchange?.failed(.clientGone) }))
         }
     }
 
-    /// The client connection (or its HTTP/2 stream) closed: an exchange still on it fails as the
-    /// client's leaving, then the upstream connection (or stream) closes.
+    /// The client connection closed: an exchange still on it fails as the client's leaving, then
+    /// the upstream connection closes.
     func clientLeft() {
         let exchange = handler.exchange
         handler.exchange = nil

@@ -111,7 +111,12 @@ final class UpstreamExchange {
     /// Sends the request on `connection`, which watches it for silence. A streamed body is kept
     /// as it passes, and the cassette gets all of it (``receivedEnd(trailers:connectionReusable:)``).
     func send(_ head: HTTPRequestHead, body: ForwardedBody, on connection: UpstreamConnection) {
-        guard !isDone else { return }
+        guard !isDone else {
+            // The client left while the connection was being opened: one that can carry another
+            // exchange stays with the scope; an HTTP/2 stream, good for this exchange only, closes.
+            if !connection.isIdle { connection.close() }
+            return
+        }
         self.connection = connection
         if case .streamed(let stream) = body { streamedRequest = stream }
         lastActivity = sink.eventLoop.now

@@ -5,13 +5,14 @@ import NIOHTTP1
 import NIOSSL
 @_spi(Internals) import TapedeckCore
 
-/// Forwards requests to the live service over one upstream connection per client connection,
-/// opened on the client's event loop and kept for its next request (a client's requests come one
-/// at a time). Redirects are passed back, never followed, and bodies pass undecoded.
+/// Forwards requests to the live service over upstream connections opened on the client's event
+/// loop and kept for its next requests (``ConnectionScope``): one for an HTTP/1.1 client, whose
+/// requests come one at a time. Redirects are passed back, never followed, and bodies pass undecoded.
 ///
 /// The upstream leg speaks what the client spoke (SPEC 12): an HTTP/2 client's streams share one
 /// HTTP/2 connection to the upstream (ALPN for https, prior knowledge for http), and where the
-/// upstream does not take HTTP/2 they go over HTTP/1.1 instead, said once in the log.
+/// upstream does not take HTTP/2 they go over HTTP/1.1 instead, said once in the log, one
+/// connection per stream in flight.
 struct UpstreamForwarder: Sendable {
     /// TLS for https upstreams, with the chosen trust.
     let tls: NIOSSLContext
@@ -42,6 +43,13 @@ struct UpstreamForwarder: Sendable {
         }
         let exchange = UpstreamExchange(cassetteRequest: cassetteRequest, sink: sink, timeout: timeout, spooling: spooling,
                                         finished: finished)
+        if request.version.major >= 2 {
+            // An HTTP/2 client's stream can end (a reset, a cancelled call) while its connection
+            // goes on: the exchange then ends at once, closing its upstream stream or connection,
+            // so a call without end (a watch) does not stay open upstream. An HTTP/1.1 client
+            // leaves by closing its connection, which closes its upstream through the scope.
+            sink.clientClosed.assumeIsolated().whenComplete { [weak exchange] _ in exchange?.failed(.clientGone) }
+        }
         guard let host = target.host, let scheme = target.scheme else {
             exchange.failed(.unreachable(SettingsError(message: "no upstream host in \(cassetteRequest.url)")))
             return
@@ -101,10 +109,6 @@ struct UpstreamForwarder: Sendable {
                 connection.openStream().assumeIsolated().whenComplete { opened in
                     switch opened {
                     case .success(let stream):
-                        // A client that resets its stream resets the upstream's with it, so a call
-                        // without end (a watch) does not stay open upstream; a client connection's
-                        // end closes its HTTP/1.1 upstream through the scope.
-                        sink.clientClosed.assumeIsolated().whenComplete { _ in stream.clientLeft() }
                         exchange.retry = isKept ? again : nil
                         exchange.retryRefused = again
                         exchange.send(head, body: body, on: stream)

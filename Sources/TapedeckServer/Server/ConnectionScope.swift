@@ -1,14 +1,16 @@
 import NIOCore
 
 /// What lives as long as one client connection: the recording proxy keeps the upstream
-/// connection of that client here, so the next request on the same client connection reuses it.
+/// connections of that client here, so the next request on the same client connection reuses one.
 /// An HTTP/2 client connection's streams share one scope, and so one upstream HTTP/2 connection.
 /// Used on the connection's event loop only.
 final class ConnectionScope {
     /// Flushes this connection's writes, and its upstream connection's, at the end of the round.
     let deferredFlush = DeferredFlush()
-    /// The upstream connection this client connection uses, busy or idle.
-    private var upstream: UpstreamConnection?
+    /// The HTTP/1.1 connections this client connection's requests went upstream on, busy or idle:
+    /// one at a time for an HTTP/1.1 client, up to one per stream in flight for an HTTP/2 client
+    /// whose upstream speaks only HTTP/1.1.
+    private var upstreams: [UpstreamConnection] = []
     /// The HTTP/2 connections this client connection's streams are forwarded on, by origin.
     private var http2Upstreams: [UpstreamOrigin: HTTP2Upstream] = [:]
 
@@ -23,22 +25,26 @@ final class ConnectionScope {
     /// Set once the client connection closed: nothing is kept any more.
     private var isClosed = false
 
-    /// The kept connection to `origin` when it is open and carries no exchange.
+    /// A kept connection to `origin` that is open and carries no exchange.
     func idleUpstream(for origin: UpstreamOrigin) -> UpstreamConnection? {
-        guard let upstream, upstream.origin == origin, upstream.isIdle else { return nil }
-        return upstream
+        upstreams.first { $0.origin == origin && $0.isIdle }
     }
 
-    /// Keeps `connection` as this client's upstream, closing the one kept before. A closed scope
-    /// closes it at once and returns false: the client left while the connection was being opened.
+    /// Keeps `connection` for this client's next requests, and closes those kept before that
+    /// carry no exchange (a new connection was opened because none of them would do); those still
+    /// carrying one, another stream's, go on. A closed scope closes `connection` at once and
+    /// returns false: the client left while the connection was being opened.
     func keep(_ connection: UpstreamConnection) -> Bool {
-        if let upstream, upstream !== connection { upstream.close() }
         if isClosed {
             connection.close()
-            upstream = nil
             return false
         }
-        upstream = connection
+        upstreams.removeAll { kept in
+            guard kept !== connection, !kept.isBusy else { return false }
+            kept.close()
+            return true
+        }
+        upstreams.append(connection)
         return true
     }
 
@@ -84,8 +90,8 @@ final class ConnectionScope {
     /// Closes what the client connection kept; called when it closes.
     func close() {
         isClosed = true
-        upstream?.clientLeft()
-        upstream = nil
+        for upstream in upstreams { upstream.clientLeft() }
+        upstreams = []
         for case .open(let connection) in http2Upstreams.values { connection.close() }
         http2Upstreams = [:]
         for connection in retiredHTTP2Upstreams { connection.close() }

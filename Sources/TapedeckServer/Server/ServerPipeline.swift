@@ -43,7 +43,8 @@ enum ServerPipeline {
         if (try? operations.handler(type: IdleStateHandler.self)) == nil {
             try operations.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout), position: .first)
         }
-        // The streams share one scope, so the recording proxy forwards them on one upstream connection.
+        // The streams share one scope, so the recording proxy forwards them on one upstream HTTP/2
+        // connection (or HTTP/1.1 connections it reuses, to an upstream without HTTP/2).
         let scope = NIOLoopBound(ConnectionScope(), eventLoop: operations.eventLoop)
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
