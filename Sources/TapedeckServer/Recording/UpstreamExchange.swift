@@ -285,6 +285,10 @@ final class UpstreamExchange {
         case .timedOut:
             (status, code, message) = (.gatewayTimeout, "upstream-timeout",
                                        "the upstream \(url) did not answer within \(Self.seconds(timeout)); nothing was recorded")
+        case .broken(let error as HTTPParserError):
+            // Reached, but what it answered does not parse as HTTP/1.1.
+            (status, code, message) = (.badGateway, "upstream-unreachable",
+                                       "the upstream for \(url) answered with what is not HTTP/1.1 (\(error)); nothing was recorded")
         case .unreachable(let error), .broken(let error):
             (status, code, message) = (.badGateway, "upstream-unreachable",
                                        "cannot reach the upstream for \(url): \(UpstreamFailureText.describe(error)); nothing was recorded")

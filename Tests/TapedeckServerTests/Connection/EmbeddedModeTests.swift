@@ -98,6 +98,28 @@ import Testing
         #expect(stored.interactions.first?.response.body.text == "Hello After!")
     }
 
+    /// An upstream reached whose answer is not HTTP gets 502 naming what did not parse, not
+    /// "cannot reach": it was reached. Nothing is recorded, and the connection goes on.
+    @Test func anUpstreamAnswerThatDoesNotParseGets502NamingItAndNothingIsRecorded() async throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appending(path: "c.json")
+        let loop = EmbeddedEventLoop()
+        let upstream = EmbeddedUpstream(loop: loop)
+        let mode = try recordingMode(cassette, upstream: upstream)
+        let channel = try client(mode, on: loop)
+
+        try channel.writeInbound(ByteBuffer(string: "GET /garbled HTTP/1.1\r\nHost: x\r\n\r\n"))
+        try upstream.answer("HTTQ/9.9 abc\r\n\r\n")
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"), "\(answer)")
+        #expect(answer.contains("the upstream for http://127.0.0.1:9/garbled answered with what is not HTTP/1.1 ("), "\(answer)")
+        #expect(!answer.contains("cannot reach"), "\(answer)")
+        _ = try channel.finish(acceptAlreadyClosed: true)
+        try await mode.shutdown()
+        #expect(!FileManager.default.fileExists(atPath: cassette.path), "nothing was recorded")
+    }
+
     @Test func replayedLatencyIsKeptOnTheEventLoopsClock() throws {
         let home = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }
