@@ -45,6 +45,28 @@ import Testing
         }
     }
 
+    /// An HTTP/2 client whose body goes over the limit gets the whole 413, its text and its end,
+    /// before its stream is reset with NO_ERROR, as nginx answers. Before, the reset overtook the
+    /// answer's DATA frames (swift-nio-http2 holds them for flow control until the connection's
+    /// flush, and a reset drops what it holds): the client saw a head without a body. nghttp shows
+    /// the frames in order (curl 7.88 reports an error for any reset before its upload ends, after
+    /// nginx's complete 413 too).
+    @Test func anHTTP2BodyOverTheLimitGetsTheWhole413() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
+            let body = try Fixtures.temporaryDirectory().appending(path: "body.bin")
+            try Data(repeating: UInt8(ascii: "b"), count: 200_000).write(to: body)
+            let answer = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["nghttp", "-v", "-d", body.path, harness.base + "/postName"])
+            let text = answer.text
+            #expect(text.contains("(stream_id=13) :status: 413"), "\(text)")
+            let refusal = try #require(text.range(of: "over the limit of 1000 bytes (--max-body)\n"), "\(text)")
+            let end = try #require(text.range(of: #"recv DATA frame <length=\d+, flags=0x01, stream_id=13>"#, options: .regularExpression),
+                                   "the END_STREAM: \(text)")
+            let reset = try #require(text.range(of: "recv RST_STREAM frame"), "\(text)")
+            #expect(refusal.lowerBound < end.lowerBound && end.lowerBound < reset.lowerBound, "the body and its end, then the reset: \(text)")
+            #expect(text.contains("error_code=NO_ERROR"), "\(text)")
+        }
+    }
+
     @Test func bodyOverTheLimitGets413ByLengthAndWhenChunked() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
             let declared = try RawSocket(port: harness.server.port)

@@ -220,15 +220,20 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .close:
             let closing = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
             closing.cascade(to: promise)
-            if machine.isHTTP2Stream {
-                // An HTTP/2 stream closes here only when it was answered before its request ended (a
-                // refusal, a call over the limit). Closed plainly, SwiftNIO would reset it with CANCEL,
-                // which a client may act on before the answer it already has; NO_ERROR after the complete
-                // answer asks it to stop sending without error (RFC 9113, section 8.1).
-                context.pipeline.resetHTTP2Stream(.noError)
-            }
             let channel = context.channel
-            closing.whenComplete { _ in channel.close(promise: nil) }
+            let resetsStream = machine.isHTTP2Stream
+            closing.whenComplete { _ in
+                if resetsStream {
+                    // An HTTP/2 stream closes here only when it was answered before its request ended
+                    // (a refusal, a call over the limit). Closed plainly, SwiftNIO would reset it with
+                    // CANCEL, which a client may act on before the answer it already has; NO_ERROR after
+                    // the complete answer asks it to stop sending without error (RFC 9113, section 8.1).
+                    // Only once the end has left: swift-nio-http2 holds DATA frames for flow control
+                    // until the connection's flush, and a reset written earlier would drop them.
+                    channel.pipeline.resetHTTP2Stream(.noError)
+                }
+                channel.close(promise: nil)
+            }
         }
     }
 
