@@ -88,6 +88,33 @@ import Testing
         #expect(recorded.cassette.interactions.allSatisfy { $0.response.status == 200 && $0.httpVersion == "1.1" })
     }
 
+    /// A stream the client resets while its request waits on an upstream that speaks only HTTP/1.1
+    /// ends its exchange at once, closing that upstream connection, and the client's connection
+    /// goes on. Before, the exchange waited for the upstream's answer, read for nobody.
+    @Test func aResetStreamToAnHTTP1UpstreamEndsItsExchangeAndTheConnectionGoesOn() async throws {
+        // An upstream timeout far past the wait below, so only the reset can end the exchange in time.
+        let patient = { (cassette: URL, upstream: TestUpstream) in
+            RecordSettings(cassette: cassette, target: upstream.target, upstreamTimeout: .seconds(600))
+        }
+        let recorded = try await RecordHarness.recordFromTestUpstream(settings: patient) { (harness: RecordHarness, upstream: TestUpstream) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            // GET /held on stream 1 (END_STREAM | END_HEADERS), answered only when released.
+            socket.send(HTTP2Frames.greeting + HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: 1, HTTP2Frames.requestBlock(get: true, path: "/held")))
+            try await waitUntil { upstream.held.withLock { $0.count } == 1 }
+            #expect(harness.responder.exchangesUnderWay == 1)
+            // RST_STREAM (CANCEL) on stream 1, the connection kept.
+            socket.send(HTTP2Frames.frame(type: 0x03, flags: 0, stream: 1, Data([0, 0, 0, 8])))
+            try await waitUntil { harness.responder.exchangesUnderWay == 0 }
+            #expect(harness.responder.exchangesUnderWay == 0, "the reset stream's exchange ended with it")
+            socket.send(HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: 3, HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=After")))
+            let answered = await socket.read { $0.range(of: Data("Hello After!".utf8)) != nil }
+            #expect(answered.data.range(of: Data("Hello After!".utf8)) != nil, "the connection goes on")
+            upstream.releaseHeld()
+            try await waitUntil { harness.responder.recorder.interactionCount == 1 }
+        }
+        #expect(recorded.cassette.interactions.map { $0.request.url.hasSuffix("/plaintext?name=After") } == [true])
+    }
+
     /// Python's `http.server` (the example upstream) takes the HTTP/2 preface for an HTTP/0.9
     /// request and answers with a bare error page, no status line: it speaks no HTTP/2 either,
     /// so the HTTP/2 client's requests go to it over HTTP/1.1, and are recorded.
