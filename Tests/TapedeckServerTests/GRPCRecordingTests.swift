@@ -208,7 +208,7 @@ import Testing
                 #expect(watch.text == "watch tick#0 tick#1 CANCELLED hello:again\n", "\(watch.text) \(watch.error)")
                 try await waitUntil { harness.responder.exchangesUnderWay == 0 }
                 #expect(harness.responder.exchangesUnderWay == 0, "the upstream's stream is still read")
-                let notRecorded = log.all.filter { $0.hasPrefix("not recorded: POST") }
+                let notRecorded = log.starting(with: "not recorded: POST")
                 #expect(notRecorded.count == 1 && notRecorded[0].contains("/demo.Greeter/Watch: the client left"), "\(log.all)")
             }
             let recorded = try CassetteCodec().load(file).interactions.map(\.request.url)
@@ -226,8 +226,8 @@ import Testing
                                         logger: CapturedLog.logger(into: log)) { harness in
                 let left = try await chat("127.0.0.1:\(harness.server.port)", "--leave")
                 #expect(left.hasPrefix("chat PING CANCELLED"), "\(left)")
-                try await waitUntil { log.all.contains { $0.hasPrefix("not recorded: POST") } }
-                let notRecorded = log.all.filter { $0.hasPrefix("not recorded: POST") }
+                try await waitUntil { !log.starting(with: "not recorded: POST").isEmpty }
+                let notRecorded = log.starting(with: "not recorded: POST")
                 #expect(notRecorded.count == 1 && notRecorded[0].contains("the client left before the whole answer was written to it"),
                         "\(log.all)")
                 let whole = try await chat("127.0.0.1:\(harness.server.port)")

@@ -9,6 +9,11 @@ struct CapturedLog: LogHandler {
 
         var all: [String] { lines.withLock { $0 } }
 
+        /// The messages that begin with `prefix`.
+        func starting(with prefix: String) -> [String] {
+            all.filter { $0.hasPrefix(prefix) }
+        }
+
         func append(_ line: String) {
             lines.withLock { $0.append(line) }
         }
