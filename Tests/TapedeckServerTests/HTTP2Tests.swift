@@ -88,6 +88,40 @@ import Testing
         #expect(recorded.cassette.interactions.allSatisfy { $0.response.status == 200 && $0.httpVersion == "1.1" })
     }
 
+    /// Once a burst of streams to an upstream without HTTP/2 is answered, the client connection
+    /// keeps six (`ConnectionScope.maxIdleUpstreamsPerOrigin`) of the upstream connections it opened
+    /// for the next burst and closes the others, while it stays open. Before, it kept one per
+    /// stream of the burst, up to a hundred, until the client left.
+    @Test func aBurstOfStreamsLeavesAFewIdleUpstreamConnectionsNotOnePerStream() async throws {
+        let streams = 10
+        let kept = 6
+        let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            // GET /held?n=… on streams 1, 3, 5, … (END_STREAM | END_HEADERS), all in flight at once.
+            var frames = HTTP2Frames.greeting
+            for index in 0..<streams {
+                frames += HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: UInt32(2 * index + 1),
+                                            HTTP2Frames.requestBlock(get: true, path: "/held?n=\(index)"))
+            }
+            socket.send(frames)
+            try await waitUntil { upstream.held.withLock { $0.count } == streams }
+            #expect(upstream.openConnections.withLock { $0 } == streams)
+            upstream.releaseHeld()
+            let answered = await socket.read { $0.occurrences(of: "held answer") == streams }
+            #expect(answered.data.occurrences(of: "held answer") == streams)
+            try await waitUntil { upstream.openConnections.withLock { $0 } == kept }
+            #expect(upstream.openConnections.withLock { $0 } == kept, "the client connection is still open")
+            // The next stream goes on one of those kept.
+            socket.send(HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: UInt32(2 * streams + 1),
+                                          HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=Again")))
+            let again = await socket.read { $0.range(of: Data("Hello Again!".utf8)) != nil }
+            #expect(again.data.range(of: Data("Hello Again!".utf8)) != nil)
+            #expect(upstream.openConnections.withLock { $0 } == kept)
+            try await waitUntil { harness.responder.recorder.interactionCount == streams + 1 }
+        }
+        #expect(recorded.cassette.interactions.count == streams + 1)
+    }
+
     /// A stream the client resets while its request waits on an upstream that speaks only HTTP/1.1
     /// ends its exchange at once, closing that upstream connection, and the client's connection
     /// goes on. Before, the exchange waited for the upstream's answer, read for nobody.

@@ -203,7 +203,9 @@ final class UpstreamExchange {
         guard case .receiving(let response) = state else { return }
         state = .done
         let end = sink.eventLoop.now
-        if !connectionReusable { connection?.close() }
+        if let connection {
+            if connectionReusable { sink.scope.exchangeEnded(on: connection) } else { connection.close() }
+        }
         connection = nil
         let kept = trailers.map(HeaderList.init) ?? response.trailersOnly
         let trailers = trailers?.legal ?? response.trailersOnly.map(HTTPHeaders.init)

@@ -48,6 +48,21 @@ final class ConnectionScope {
         return true
     }
 
+    /// The most idle HTTP/1.1 connections kept to one origin. An HTTP/2 client's burst of streams
+    /// to an upstream without HTTP/2 opens one connection per stream in flight (up to the 100
+    /// streams it may have open); once the burst is answered, as many as a browser keeps to a host
+    /// stay for the next, and the others close.
+    static let maxIdleUpstreamsPerOrigin = 6
+
+    /// `connection` finished its exchange and may carry another: it stays kept unless the origin
+    /// has ``maxIdleUpstreamsPerOrigin`` idle connections besides, then it closes.
+    func exchangeEnded(on connection: UpstreamConnection) {
+        let idleBesides = upstreams.count(where: { $0 !== connection && $0.origin == connection.origin && $0.isIdle })
+        guard idleBesides >= Self.maxIdleUpstreamsPerOrigin else { return }
+        upstreams.removeAll { $0 === connection }
+        connection.close()
+    }
+
     /// The HTTP/2 connection to `origin` the streams share: the one kept while it is being opened
     /// or open (`isKept`: it may have been open a while, and the upstream may be closing it),
     /// otherwise a new one from `open`, kept in its place.

@@ -23,6 +23,8 @@ final class TestUpstream: Sendable {
     let abandonedStalls = Locked(0)
     /// The `/held` requests waiting for ``releaseHeld()``: each answers when called.
     let held = Locked<[@Sendable () -> Void]>([])
+    /// How many connections to it are open.
+    let openConnections = Locked(0)
     private let channel: any Channel
 
     /// The base URL with 127.0.0.1.
@@ -105,6 +107,12 @@ final class CounterBox: @unchecked Sendable {
     func stallAbandoned() {
         upstream?.abandonedStalls.withLock { $0 += 1 }
     }
+    func connectionOpened() {
+        upstream?.openConnections.withLock { $0 += 1 }
+    }
+    func connectionClosed() {
+        upstream?.openConnections.withLock { $0 -= 1 }
+    }
 }
 
 /// Answers the upstream routes.
@@ -122,7 +130,13 @@ private final class UpstreamHandler: ChannelInboundHandler {
 
     init(counter: CounterBox) { self.counter = counter }
 
+    func channelActive(context: ChannelHandlerContext) {
+        counter.connectionOpened()
+        context.fireChannelActive()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        counter.connectionClosed()
         if stalling { counter.stallAbandoned() }
         context.fireChannelInactive()
     }
