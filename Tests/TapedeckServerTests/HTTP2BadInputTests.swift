@@ -29,6 +29,27 @@ import Testing
         }
     }
 
+    /// The floods of the HTTP/2 denial-of-service family, each far cheaper to send than to serve:
+    /// streams opened and reset at once ("rapid reset", CVE-2023-44487), PING, SETTINGS or PRIORITY
+    /// frames, empty DATA frames, and a header block that never ends in CONTINUATIONs. SwiftNIO's
+    /// HTTP/2 handler counts each (its defaults, which ``ServerPipeline`` keeps: 200 resets, control
+    /// frames or stream errors in 30 s); past the count the connection ends with GOAWAY
+    /// ENHANCE_YOUR_CALM, and other connections are served.
+    @Test(arguments: HTTP2Flood.allCases)
+    func aFloodEndsTheConnectionWithEnhanceYourCalmAndOthersAreServed(flood: HTTP2Flood) async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            socket.send(HTTP2Frames.greeting + flood.frames(count: 300))
+            let answer = await socket.read()
+            let goaway = HTTP2Frames.frames(in: answer.data).filter { $0.type == 0x07 }
+            #expect(goaway.map(\.code) == [0x0B], "GOAWAY with ENHANCE_YOUR_CALM: \(HTTP2Frames.frames(in: answer.data).map(\.type))")
+            // Closed with the rest of the flood unread, the socket may end with a TCP reset instead.
+            #expect([.closed, .reset].contains(answer.ending), "the connection ended: \(answer.ending)")
+            let healthy = try await Curl.run(["--http2-prior-knowledge", harness.base + "/plaintext?name=Shawn"])
+            #expect(healthy.text == "Hello Shawn!")
+        }
+    }
+
     @Test func streamsUnderTheLimitAreServedTogether() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             // A bound on failure only: a hundred answers took over 10 s under the thread sanitizer with
@@ -123,5 +144,37 @@ import Testing
             #expect(kept.ending == .timedOut, "a connection with a stream open is kept past the idle timeout")
             #expect(!HTTP2Frames.frames(in: kept.data).contains { $0.type == 0x07 })
         }
+    }
+}
+
+/// A flood of one kind of frame, for ``HTTP2BadInputTests``.
+enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case rapidReset, ping, settings, priority, emptyData, continuation
+
+    var testDescription: String { rawValue }
+
+    /// `count` frames of the flood, after the greeting.
+    func frames(count: Int) -> Data {
+        let frames: [Data] = (0..<count).map { index in
+            let stream = UInt32(2 * index + 1)
+            switch self {
+            case .rapidReset:  // HEADERS (END_STREAM | END_HEADERS), then RST_STREAM CANCEL
+                return HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: stream, HTTP2Frames.requestBlock(get: true))
+                    + HTTP2Frames.frame(type: 0x03, flags: 0, stream: stream, Data([0, 0, 0, 8]))
+            case .ping:
+                return HTTP2Frames.frame(type: 0x06, flags: 0, stream: 0, Data(count: 8))
+            case .settings:
+                return HTTP2Frames.frame(type: 0x04, flags: 0, stream: 0)
+            case .priority:  // on idle streams: depends on stream 0, weight 16
+                return HTTP2Frames.frame(type: 0x02, flags: 0, stream: stream, Data([0, 0, 0, 0, 16]))
+            case .emptyData:  // on stream 1, opened by the first frame (END_HEADERS, the body open)
+                return index == 0 ? HTTP2Frames.frame(type: 0x01, flags: 0x04, stream: 1, HTTP2Frames.requestBlock())
+                    : HTTP2Frames.frame(type: 0x00, flags: 0, stream: 1)
+            case .continuation:  // HEADERS without END_HEADERS, then empty CONTINUATIONs
+                return index == 0 ? HTTP2Frames.frame(type: 0x01, flags: 0, stream: 1, HTTP2Frames.requestBlock(get: true))
+                    : HTTP2Frames.frame(type: 0x09, flags: 0, stream: 1)
+            }
+        }
+        return frames.reduce(Data(), +)
     }
 }
