@@ -25,7 +25,8 @@ struct RecordCommand: AsyncParsableCommand {
     @Argument(help: "The cassette file to record into.")
     var cassette: String
 
-    @Option(help: ArgumentHelp("Base URL of the service for a reverse proxy, such as https://api.example.com.", valueName: "URL"))
+    @Option(help: ArgumentHelp("Base URL of the service for a reverse proxy, such as https://api.example.com.", valueName: "URL"),
+            transform: { try ReverseProxyTarget($0) })
     var target: ReverseProxyTarget?
 
     @Option(help: "What to record: new-episodes (replay what matches, record the rest), all or once.")

@@ -30,16 +30,5 @@ extension RecordMode: ExpressibleByArgument {
     }
 }
 
-extension JSONPath: ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let path = try? JSONPath(argument) else { return nil }
-        self = path
-    }
-}
-
-extension ReverseProxyTarget: ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let target = try? ReverseProxyTarget(argument) else { return nil }
-        self = target
-    }
-}
+// JSON paths and the reverse proxy's target are read through `transform:` where they are
+// options, so that the error says what is wrong with the value given, not only that it is invalid.

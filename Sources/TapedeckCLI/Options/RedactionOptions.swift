@@ -9,7 +9,8 @@ struct RedactionOptions: ParsableArguments {
     @Option(name: .customLong("redact-query"), help: ArgumentHelp("Also redact this query parameter (and form field).", valueName: "NAME"))
     var queryParameters: [String] = []
 
-    @Option(name: .customLong("redact-json-path"), help: ArgumentHelp("Also redact this place in JSON bodies, such as $.user.ssn or $..secret.", valueName: "PATH"))
+    @Option(name: .customLong("redact-json-path"), help: ArgumentHelp("Also redact this place in JSON bodies, such as $.user.ssn or $..secret.", valueName: "PATH"),
+            transform: { try JSONPath($0) })
     var jsonPaths: [JSONPath] = []
 
     @Flag(name: .customLong("no-default-redactions"), help: "Apply only the rules given, not the defaults (Authorization, Cookie, token, password...).")

@@ -85,7 +85,8 @@ package struct ReverseProxyTargetError: Error, CustomStringConvertible, Sendable
     package let text: String
 
     package var description: String {
-        "the target must be an http or https base URL such as https://api.example.com, not \"\(text)\""
+        let hint = text.contains("://") ? "" : " (http://\(text) for a plaintext service, such as gRPC without TLS)"
+        return "the target must be an http or https base URL such as https://api.example.com, not \"\(text)\"\(hint)"
     }
 }
 
