@@ -137,7 +137,18 @@ struct CassetteCodecTests {
     func missingFile() throws {
         let error = try #require(throws: CassetteError.self) { try codec.load(URL(fileURLWithPath: "/nonexistent/x.json")) }
         guard case .io = error.kind else { Issue.record("\(error)"); return }
-        #expect(error.description.hasPrefix("/nonexistent/x.json: "))
+        #expect(error.description == "/nonexistent/x.json: cannot read: no such file", "\(error)")
+    }
+
+    /// A folder given for a cassette (`tapedeck replay cassettes/`) says it is a folder; Foundation's
+    /// own text for it was only "The operation could not be completed".
+    @Test("a folder given for a cassette says so")
+    func folderForACassette() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tapedeck-folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = try #require(throws: CassetteError.self) { try codec.load(folder) }
+        #expect(error.description == "\(folder.path): cannot read: it is a folder, not a file", "\(error)")
     }
 
     @Test("the shipped example cassette loads with every kind of exchange")

@@ -20,7 +20,7 @@ public struct CassetteCodec: Sendable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw CassetteError(file: file.path, kind: .io("cannot read: \(error.localizedDescription)"))
+            throw CassetteError(file: file.path, kind: .io("cannot read: \(UnreadableFile.reason(error, reading: file))"))
         }
         return try decode(data, file: file)
     }

@@ -10,7 +10,7 @@ extension ProtoSchema {
         do {
             bytes = try Data(contentsOf: file)
         } catch {
-            throw ToolingError(file: file.path, kind: .io("cannot read the descriptor set: \(error.localizedDescription)"))
+            throw ToolingError(file: file.path, kind: .io("cannot read the descriptor set: \(UnreadableFile.reason(error, reading: file))"))
         }
         let set: Google_Protobuf_FileDescriptorSet
         do {

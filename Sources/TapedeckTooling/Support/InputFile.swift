@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckCore
 
 /// How the tools read a file they were given: whole, with a UTF-8 byte order mark dropped (editors
 /// on Windows write one before JSON and YAML); a file that cannot be read is bad input naming it.
@@ -9,7 +10,7 @@ package enum InputFile {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(error.localizedDescription)"))
+            throw ToolingError(file: file.path, kind: .badInput(path: "", message: "cannot read: \(UnreadableFile.reason(error, reading: file))"))
         }
         return withoutByteOrderMark(data)
     }
