@@ -55,12 +55,20 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case is ChannelShouldQuiesceEvent:
-            if machine.quiesce() { context.close(promise: nil) }
+            if machine.quiesce() { closeBetweenAnswers(context: context) }
         case is IdleStateHandler.IdleStateEvent:
-            if machine.idleTimeoutFired() { context.close(promise: nil) }
+            if machine.idleTimeoutFired() { closeBetweenAnswers(context: context) }
         default:
             context.fireUserInboundEventTriggered(event)
         }
+    }
+
+    /// Closes a connection with no answer under way. The answer that ended last may still wait for
+    /// the round's deferred flush (``DeferredFlush``): flushed first, or the close would drop its
+    /// last bytes (a server stopping just as an answer ended cut it short).
+    private func closeBetweenAnswers(context: ChannelHandlerContext) {
+        context.flush()
+        context.close(promise: nil)
     }
 
     /// A request that does not parse gets 431 when its headers are too large, 400 otherwise, and
