@@ -43,6 +43,25 @@ import Glibc
         #expect(missing.error.contains("none.json"))
     }
 
+    /// A port another server holds is named as such, with what to do, and the command exits 1 and
+    /// nothing else. Before, the reason was SwiftNIO's own text (`bind(descriptor:ptr:bytes:):
+    /// Address already in use) (errno: 98)`), and `replay` then printed SwiftNIO's complaint that
+    /// a task was scheduled on an event loop already shut down (its drain helper let go too late).
+    @Test func aPortInUseIsSaidPlainlyAndNothingElse() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let binary = try TapedeckBinary.locate()
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { harness in
+            let port = harness.server.port
+            for command in [["replay", Fixtures.exampleCassette.path], ["record", directory.appending(path: "new.json").path]] {
+                let result = try await Subprocess.run(executable: binary.path, arguments: command + ["--port", "\(port)"])
+                #expect(result.status == 1, "\(command)")
+                #expect(result.error == "tapedeck \(command[0]): cannot listen on 127.0.0.1:\(port): the port is in use (by another "
+                        + "server, or a tapedeck still running); choose another with --port, or --port 0 for a free one\n")
+            }
+        }
+    }
+
     @Test func badOptionsExitTwo() async throws {
         let binary = try TapedeckBinary.locate()
         for arguments in [["--latency", "slow"], ["--on-exhausted", "never"], ["--ignore-json-path", "nope["], ["--jitter", "500"]] {

@@ -92,7 +92,7 @@ struct RecordCommand: AsyncParsableCommand {
             running = try await TapedeckServer.start(configuration: configuration, mode: responder,
                                                      group: MultiThreadedEventLoopGroup.singleton)
         } catch {
-            FileHandleOutput.standardError("tapedeck record: cannot listen on \(server.host):\(server.port): \(error)")
+            FileHandleOutput.standardError("tapedeck record: \(error)")
             try? await responder.shutdown()
             throw ExitCode(1)
         }

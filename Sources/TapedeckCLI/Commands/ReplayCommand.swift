@@ -72,7 +72,7 @@ struct ReplayCommand: AsyncParsableCommand {
             signals = try TerminationSignal.install()
             running = try await TapedeckServer.start(configuration: configuration, mode: responder)
         } catch {
-            FileHandleOutput.standardError("tapedeck replay: cannot listen on \(server.host):\(server.port): \(error)")
+            FileHandleOutput.standardError("tapedeck replay: \(error)")
             throw ExitCode(1)
         }
         ListeningLine.announce(running)

@@ -30,36 +30,49 @@ package final class TapedeckServer: Sendable {
     }
 
     /// Binds and starts serving `mode`; returns once the socket listens.
+    ///
+    /// - Throws: ``ListenError`` when the address cannot be bound (a port in use, a privileged
+    ///   port, an address this machine does not have).
     package static func start(configuration: ServerConfiguration, mode: any Mode,
-                             group: MultiThreadedEventLoopGroup? = nil) async throws -> TapedeckServer {
+                             group: MultiThreadedEventLoopGroup? = nil) async throws(ListenError) -> TapedeckServer {
         let eventLoops = group ?? MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        let front = FrontDoor(mode: mode)
-        let quiescing = ServerQuiescingHelper(group: eventLoops)
         do {
-            let channel = try await ServerBootstrap(group: eventLoops)
-                .serverChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
-                    }
-                }
-                .serverChannelOption(.backlog, value: 1024)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelOption(.allowRemoteHalfClosure, value: false)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try ServerPipeline.configure(channel: channel, front: front, configuration: configuration)
-                    }
-                }
-                .bind(host: configuration.host, port: configuration.port)
-                .get()
+            let (channel, quiescing) = try await bind(configuration: configuration, front: FrontDoor(mode: mode), on: eventLoops)
             let port = channel.localAddress?.port ?? configuration.port
             return TapedeckServer(configuration: configuration, port: port, channel: channel, group: eventLoops,
                                   ownsGroup: group == nil, mode: mode, quiescing: quiescing)
         } catch {
             if group == nil { try? await eventLoops.shutdownGracefully() }
-            throw error
+            throw ListenError(host: configuration.host, port: configuration.port, underlying: error)
         }
+    }
+
+    /// Binds the listening socket, with the helper that will drain its connections.
+    private static func bind(configuration: ServerConfiguration, front: FrontDoor,
+                             on eventLoops: MultiThreadedEventLoopGroup) async throws -> (any Channel, ServerQuiescingHelper) {
+        // The listening socket and the drain helper's promise on one loop: after a failed bind the
+        // helper is let go on that loop as the group stops, and its deinit completes its promise
+        // there at once; on another loop, already stopped, SwiftNIO would refuse the task.
+        let loop = eventLoops.next()
+        let quiescing = ServerQuiescingHelper(group: loop)
+        let channel = try await ServerBootstrap(group: loop, childGroup: eventLoops)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: false)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try ServerPipeline.configure(channel: channel, front: front, configuration: configuration)
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+        return (channel, quiescing)
     }
 
     /// The base URL clients use, such as `http://127.0.0.1:8080`.
