@@ -1,9 +1,10 @@
 import ArgumentParser
 import TapedeckCore
-import TapedeckServer
 
 // The core's option types as command-line values: swift-argument-parser parses them, names the
 // option in its error, and lists the choices in `--help`. The libraries take only these types.
+// A JSON path and the reverse proxy's target are read through `transform:` at their options
+// instead, so that the error says what is wrong with the value, not only that it is invalid.
 
 extension LatencyOption: ExpressibleByArgument {
     public init?(argument: String) {
@@ -29,6 +30,3 @@ extension RecordMode: ExpressibleByArgument {
         allCases.filter { $0 != .replay }.map(\.rawValue)
     }
 }
-
-// JSON paths and the reverse proxy's target are read through `transform:` where they are
-// options, so that the error says what is wrong with the value given, not only that it is invalid.
