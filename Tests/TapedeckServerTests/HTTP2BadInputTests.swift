@@ -32,9 +32,9 @@ import Testing
     /// The floods of the HTTP/2 denial-of-service family, each far cheaper to send than to serve:
     /// streams opened and reset at once ("rapid reset", CVE-2023-44487), PING, SETTINGS or PRIORITY
     /// frames, empty DATA frames, and a header block that never ends in CONTINUATIONs. SwiftNIO's
-    /// HTTP/2 handler counts each (its defaults, which ``ServerPipeline`` keeps: 200 resets or control
-    /// frames in 30 s, a few empty DATA or CONTINUATION frames in a row); past the count the connection ends with GOAWAY
-    /// ENHANCE_YOUR_CALM, and other connections are served.
+    /// HTTP/2 handler counts each (its defaults, which ``ServerPipeline`` keeps: 200 resets or
+    /// control frames in 30 s, a few empty DATA or CONTINUATION frames in a row); past the count
+    /// the connection ends with GOAWAY ENHANCE_YOUR_CALM, and other connections are served.
     @Test(arguments: HTTP2Flood.allCases)
     func aFloodEndsTheConnectionWithEnhanceYourCalmAndOthersAreServed(flood: HTTP2Flood) async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
