@@ -93,4 +93,15 @@ import Glibc
         let openssl = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["openssl", "x509", "-noout", "-text", "-in", home.appending(path: "ca.pem").path])
         #expect(openssl.text.contains("CA:TRUE"))
     }
+
+    /// Without `TAPEDECK_HOME` the authority lives in `.tapedeck` under `$HOME`, as `~` reads in a
+    /// shell. Before, it was under the account's home folder whatever `HOME` said (Foundation's
+    /// choice on Linux), so a run with `HOME` set elsewhere wrote to the real home.
+    @Test func withoutTapedeckHomeTheAuthorityIsUnderHOME() async throws {
+        let home = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let path = try await Subprocess.run(executable: try TapedeckBinary.locate().path, arguments: ["ca", "path"],
+                                            environment: ["HOME": home.path, "TAPEDECK_HOME": ""])
+        #expect(path.text == home.appending(path: ".tapedeck/ca.pem").path + "\n", "\(path.text) \(path.error)")
+    }
 }

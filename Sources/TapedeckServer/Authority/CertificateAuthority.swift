@@ -30,10 +30,14 @@ package final class CertificateAuthority: Sendable {
         self.home = home
     }
 
-    /// `$TAPEDECK_HOME`, or `~/.tapedeck`.
+    /// `$TAPEDECK_HOME`, or `~/.tapedeck` with `~` read as a shell reads it: `$HOME`, else the
+    /// account's home folder. (Foundation's home folder on Linux is the account's even when `HOME`
+    /// says otherwise, as in a sandboxed or containerised test run.)
     package static func defaultHome(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let home = environment["TAPEDECK_HOME"], !home.isEmpty { return URL(filePath: home, directoryHint: .isDirectory) }
-        return FileManager.default.homeDirectoryForCurrentUser.appending(path: ".tapedeck", directoryHint: .isDirectory)
+        let user = environment["HOME"].flatMap { $0.isEmpty ? nil : URL(filePath: $0, directoryHint: .isDirectory) }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return user.appending(path: ".tapedeck", directoryHint: .isDirectory)
     }
 
     /// The CA certificate file.
