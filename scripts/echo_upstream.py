@@ -3,7 +3,8 @@
 
 Usage: echo_upstream.py ROUTES.json. ROUTES maps a path to {"status": N, "contentType": "...",
 "body": <JSON>, "requireHeader": [NAME, VALUE] (else 401), "echoHeader": NAME (the header's value
-is sent back in the body as "echo" and in the response header X-Echo)}. Prints
+is sent back in the body as "echo" and in the response header X-Echo), "headers": {NAME: VALUE}
+(sent with the answer)}. Prints
 `listening on http://127.0.0.1:PORT` when ready.
 """
 import json
@@ -26,7 +27,7 @@ class Handler(BaseHTTPRequestHandler):
         if required and self.headers.get(required[0]) != required[1]:
             return self.send_json(401, "application/json", {"error": "missing credentials"})
         body = dict(route["body"]) if isinstance(route["body"], dict) else route["body"]
-        extra = {}
+        extra = dict(route.get("headers", {}))
         if route.get("echoHeader"):
             body["echo"] = extra["X-Echo"] = self.headers.get(route["echoHeader"])
         self.send_json(route["status"], route["contentType"], body, extra)

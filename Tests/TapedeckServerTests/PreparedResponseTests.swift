@@ -50,6 +50,15 @@ import Testing
         #expect(prepared.negotiated(acceptEncoding: "identity").head.headers["Content-Length"] == ["4096"])
     }
 
+    @Test func theRecordedConnectionsOwnFieldsAreNotReplayed() throws {
+        let interaction = Interaction(
+            request: CassetteRequest(method: "GET", url: "http://h/page"),
+            response: CassetteResponse(status: 200, headers: ["Connection": "X-Hop", "X-Hop": "1", "Keep-Alive": "timeout=5",
+                                                              "Content-Type": "text/plain"], body: Body(text)))
+        let names = try PreparedResponse(interaction).head.headers.map(\.name)
+        #expect(names == ["Content-Type", "Content-Length"])
+    }
+
     /// What may go on the wire (`HTTPHeaders.legal`, applied wherever headers from outside become
     /// an answer): the same headers when they are legal; otherwise no CR, LF or NUL in a value and
     /// no name that is not a token. A prepared response's trailers are made legal as its head is.

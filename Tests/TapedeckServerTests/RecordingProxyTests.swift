@@ -199,6 +199,24 @@ import Testing
         }
     }
 
+    /// RFC 9110 section 7.6.1: a field the `Connection` field names belongs to that one hop, on
+    /// the way in (the client's) and on the way back (the upstream's).
+    @Test func fieldsTheConnectionFieldNamesAreNeitherForwardedNorRecorded() async throws {
+        let upstream = try EchoUpstream(routes: ["/hop": EchoUpstream.route(
+            body: [:], echoHeader: "X-Client-Hop", headers: ["Connection": "X-Upstream-Hop", "X-Upstream-Hop": "upstream's"])])
+        defer { upstream.stop() }
+        let cassette = try Fixtures.temporaryDirectory().appending(path: "hop.json")
+        let answer = try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget(upstream.baseURL))) {
+            (harness: RecordHarness) async throws in
+            try await Curl.run(["-i", "-H", "Connection: X-Client-Hop", "-H", "X-Client-Hop: client's", harness.base + "/hop"]).text
+        }
+        #expect(answer.contains(#""echo": null"#), "the upstream did not get the client's hop field: \(answer)")
+        #expect(!answer.contains("X-Upstream-Hop"), "the client did not get the upstream's: \(answer)")
+        let stored = try CassetteCodec().load(cassette).interactions[0]
+        #expect(!stored.request.headers.contains("X-Client-Hop") && !stored.response.headers.contains("X-Upstream-Hop"))
+        #expect(stored.response.headers["X-Echo"] == "None", "the recorded answer is otherwise whole")
+    }
+
     @Test func unreachableUpstreamGives502AndRecordsNothing() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

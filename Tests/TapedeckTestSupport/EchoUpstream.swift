@@ -11,7 +11,7 @@ public final class EchoUpstream: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`.
     public let baseURL: String
 
-    /// Starts the service with `routes`: path -> {"status", "contentType", "body", "requireHeader", "echoHeader"}.
+    /// Starts the service with `routes`: path -> {"status", "contentType", "body", "requireHeader", "echoHeader", "headers"}.
     public init(routes: [String: Any]) throws {
         let file = TestFiles.folder.appendingPathComponent("tapedeck-routes-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: routes).write(to: file)
@@ -33,8 +33,8 @@ public final class EchoUpstream: @unchecked Sendable {
 
     /// One route's answer.
     public static func route(status: Int = 200, body: [String: Any], requireHeader: (String, String)? = nil,
-                             echoHeader: String? = nil) -> [String: Any] {
-        var route: [String: Any] = ["status": status, "contentType": "application/json", "body": body]
+                             echoHeader: String? = nil, headers: [String: String] = [:]) -> [String: Any] {
+        var route: [String: Any] = ["status": status, "contentType": "application/json", "body": body, "headers": headers]
         if let requireHeader { route["requireHeader"] = [requireHeader.0, requireHeader.1] }
         if let echoHeader { route["echoHeader"] = echoHeader }
         return route

@@ -91,20 +91,22 @@ public struct HeaderList: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for index in fields.indices { fields[index].value = transform(fields[index]) }
     }
 
-    /// The list without hop-by-hop headers, which a cassette never stores.
+    /// The list without its hop-by-hop fields (``hopByHop``), which a cassette never stores.
     public var removingHopByHop: HeaderList {
         var list = self
         list.removeHopByHop()
         return list
     }
 
-    /// Removes the hop-by-hop headers, which a cassette never stores.
+    /// Removes its hop-by-hop fields (``hopByHop``), which a cassette never stores.
     public mutating func removeHopByHop() {
-        guard fields.contains(where: { HeaderList.isHopByHop($0.name) }) else { return }
-        fields.removeAll { HeaderList.isHopByHop($0.name) }
+        let hopByHop = self.hopByHop
+        guard fields.contains(where: { hopByHop.contains($0.name) }) else { return }
+        fields.removeAll { hopByHop.contains($0.name) }
     }
 
-    /// Whether a header only concerns one connection (RFC 9110 section 7.6.1) and so is never stored.
+    /// Whether a header's name alone makes it concern only one connection (RFC 9110 section
+    /// 7.6.1); ``HopByHopFields`` adds the names a message's `Connection` field lists.
     public static func isHopByHop(_ name: String) -> Bool {
         // Asked of every header forwarded: most names start with none of the letters these do.
         guard let first = name.utf8.first, hopByHopInitials.contains(first | 0x20) else { return false }

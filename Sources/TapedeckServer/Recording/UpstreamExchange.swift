@@ -131,14 +131,15 @@ final class UpstreamExchange {
         lastActivity = now
         var headers = HeaderList()
         headers.reserveCapacity(head.headers.count)
+        let hopByHop = HopByHopFields(connection: head.headers["Connection"])
         var hasHopByHop = false
         for (name, value) in head.headers {
             headers.append(name: name, value: value)
-            if HeaderList.isHopByHop(name) { hasHopByHop = true }
+            if hopByHop.contains(name) { hasHopByHop = true }
         }
         var forwarded = head.headers
         if hasHopByHop {
-            forwarded = HTTPHeaders(head.headers.filter { !HeaderList.isHopByHop($0.name) })
+            forwarded = HTTPHeaders(head.headers.filter { !hopByHop.contains($0.name) })
         }
         let contentType = head.headers.first(name: "Content-Type")
         let isGRPC = GRPCCall.isGRPC(contentType: contentType)

@@ -133,7 +133,8 @@ struct UpstreamForwarder: Sendable {
         headers.add(name: "Host", value: cassetteRequest.headers["Host"]
             ?? RequestTarget.authority(scheme: origin.scheme, host: origin.host, port: origin.port))
         let fields = request.head.headerFields
-        for field in fields where !HeaderList.isHopByHop(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
+        let hopByHop = HopByHopFields(connection: fields[values: .connection])
+        for field in fields where !hopByHop.contains(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
             if field.name == .contentLength || field.name == .expect { continue }
             headers.add(name: field.name.rawName, value: field.value)
         }

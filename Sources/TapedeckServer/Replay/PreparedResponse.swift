@@ -83,7 +83,8 @@ package final class PreparedResponse: Sendable {
     private convenience init(_ response: CassetteResponse, keepsLength: Bool, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil,
                              chunks: [ByteBuffer]?, variants: Variants?) {
         var headers = HTTPHeaders()
-        for field in response.headers where !HeaderList.isHopByHop(field.name)
+        let hopByHop = response.headers.hopByHop
+        for field in response.headers where !hopByHop.contains(field.name)
             && (keepsLength || !field.name.caseInsensitiveEquals("Content-Length")) {
             headers.add(name: field.name, value: field.value)
         }

@@ -84,7 +84,8 @@ package struct IncomingRequest: Sendable {
         var headers = HeaderList()
         headers.reserveCapacity(head.headerFields.count + 1)
         if let hostHeader { headers.append(name: hostHeader.name, value: host ?? hostHeader.value) }
-        for field in head.headerFields where !HeaderList.isHopByHop(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
+        let hopByHop = HopByHopFields(connection: head.headerFields[values: .connection])
+        for field in head.headerFields where !hopByHop.contains(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
             headers.append(name: field.name.rawName, value: field.value)
         }
         return CassetteRequest(method: head.method.rawValue, url: url ?? self.url, headers: headers,

@@ -142,8 +142,8 @@ package struct HARImporter: Sendable {
     /// Headers a cassette keeps: no HTTP/2 pseudo-headers (`:authority`), no hop-by-hop ones; a value
     /// given as an array (Polly.js) is one field per value. One with CR, LF or NUL is refused.
     static func headers(_ pairs: [HARNameValue], place: String, file: String?) throws(ToolingError) -> HeaderList {
-        let headers = HeaderList(pairs.filter { !$0.name.hasPrefix(":") && !HeaderList.isHopByHop($0.name) }
-            .flatMap { pair in pair.values.map { HeaderField(name: pair.name, value: $0) } })
+        let headers = HeaderList(pairs.filter { !$0.name.hasPrefix(":") }
+            .flatMap { pair in pair.values.map { HeaderField(name: pair.name, value: $0) } }).removingHopByHop
         if let unsafe = headers.firstUnsafeField {
             throw ToolingError(file: file, kind: .badInput(path: place, message: HeaderList.unsafeReason(unsafe)))
         }

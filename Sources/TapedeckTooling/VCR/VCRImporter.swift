@@ -194,7 +194,6 @@ package struct VCRImporter: Sendable {
             var list = HeaderList()
             for (key, value) in mapping {
                 guard let name = key.string else { throw error(place, "a header name is not text") }
-                guard !HeaderList.isHopByHop(name) else { continue }
                 if let values = value.sequence {
                     for item in values {
                         guard let text = item.string else { throw error("\(place).\(name)", "a header value is not text") }
@@ -204,6 +203,7 @@ package struct VCRImporter: Sendable {
                     list.append(name: name, value: text)
                 }
             }
+            list.removeHopByHop()
             if let unsafe = list.firstUnsafeField { throw error(place, HeaderList.unsafeReason(unsafe)) }
             return list
         }
