@@ -19,19 +19,22 @@ import Testing
         #expect(refused.error.contains("tapedeck replay"), "\(refused.error)")
     }
 
-    /// A value that does not read says why, not only that it is invalid: a target written as
-    /// `host:port` (as gRPC addresses are) gets the URL it stands for, and a JSON path what is
-    /// wrong with it.
+    /// A value that does not read says why, not only that it is invalid, and names the value
+    /// once: a target written as `host:port` (as gRPC addresses are) gets the URL it stands for,
+    /// and a JSON path what is wrong with it.
     @Test(arguments: [
-        (["record", "unused.json", "--target", "127.0.0.1:50051"], "http://127.0.0.1:50051 for a plaintext service"),
+        (["record", "unused.json", "--target", "127.0.0.1:50051"], "for a plaintext service write http://127.0.0.1:50051"),
         (["record", "unused.json", "--target", "grpc://127.0.0.1:50051"], "an http or https base URL"),
         (["replay", "--ignore-json-path", "meta.id"], "a path starts with $"),
-        (["record", "unused.json", "--redact-json-path", "$.a["], "invalid JSON path \"$.a[\""),
+        (["record", "unused.json", "--redact-json-path", "$.a["], "': missing ]"),
     ])
     func aValueThatDoesNotReadSaysWhy(arguments: [String], reason: String) async throws {
         let refused = try await Subprocess.run(executable: try TapedeckBinary.locate().path, arguments: arguments)
         #expect(refused.status == 2)
         #expect(refused.error.contains(reason), "\(refused.error)")
+        let value = try #require(arguments.last)
+        #expect(refused.error.components(separatedBy: "'\(value)'").count == 2 && !refused.error.contains("\"\(value)\""),
+                "the value once, as the argument parser names it: \(refused.error)")
     }
 
     /// `record --help` says what the proxy records, HTTP/2, gRPC and WebSocket included: it once

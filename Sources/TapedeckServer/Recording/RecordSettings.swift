@@ -84,10 +84,14 @@ package struct ReverseProxyTargetError: Error, CustomStringConvertible, Sendable
     /// What was given.
     package let text: String
 
-    package var description: String {
-        let hint = text.contains("://") ? "" : " (http://\(text) for a plaintext service, such as gRPC without TLS)"
-        return "the target must be an http or https base URL such as https://api.example.com, not \"\(text)\"\(hint)"
+    /// What is wrong, without the value itself (a command line's error names it already); a
+    /// `host:port` (as gRPC addresses are written) gets the URL it stands for.
+    package var reason: String {
+        let hint = text.contains("://") ? "" : "; for a plaintext service write http://\(text) (as for gRPC without TLS)"
+        return "the target must be an http or https base URL such as https://api.example.com\(hint)"
     }
+
+    package var description: String { "\"\(text)\" is not a target: \(reason)" }
 }
 
 /// A recording setting that cannot be used: an unreadable certificate, no upstream host.
