@@ -132,6 +132,18 @@ import Testing
         }
     }
 
+    /// A recorded event stream has no length; an HTTP/1.0 client, which knows no chunked framing,
+    /// gets its bytes as they are and the connection's close as their end.
+    @Test func anHTTP10ClientGetsAStreamWithoutChunkFraming() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let (data, ending) = try await RawSocket.exchange(port: harness.server.port, "GET /events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(ending == .closed)
+            #expect(text.hasPrefix("HTTP/1.0 200 OK\r\n") && !text.lowercased().contains("transfer-encoding"), "\(text)")
+            #expect(text.hasSuffix("\r\n\r\ndata: one\n\ndata: two\n\ndata: three\n\n"), "\(text)")
+        }
+    }
+
     @Test func eventStreamIsSentAsItsChunks() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: PlaybackOptions(latency: LatencyModel(.recorded))) { (harness: ReplayHarness) async throws in
             let curl = try await Curl.run(["-N", harness.base + "/events"])

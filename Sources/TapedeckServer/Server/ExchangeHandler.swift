@@ -180,15 +180,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: writing, called through ResponseSink on the event loop
 
     /// Writes the head of answer `answer`, unless that answer already ended or wrote its head
-    /// (each request gets exactly one answer).
+    /// (each request gets exactly one answer), framed as the state machine says.
     ///
     /// The head must be legal for the wire, as every head is when made: from swift-http-types'
     /// values (whose fields cannot hold CR, LF or NUL), from a ``PreparedResponse`` (legal since
     /// it was prepared), or, for what comes from outside (an upstream's answer, a cassette's
     /// headers), through `HTTPHeaders.legal`. No header can then split an answer.
     func writeHead(_ head: HTTPResponseHead, answer: Int, context: ChannelHandlerContext) {
-        guard machine.headWillBeWritten(for: answer) else { return }
+        guard let framing = machine.headWillBeWritten(for: answer, hasLength: head.headers.contains(name: "Content-Length")) else { return }
         var head = head
+        // SwiftNIO's encoder frames an HTTP/1.0 head's body without chunks.
+        if framing == .untilClose { head.version = .http1_0 }
         if machine.closesAfterResponse { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }

@@ -68,6 +68,14 @@ struct ExchangeStateMachine {
         case planTunnel(host: String, port: Int)
     }
 
+    /// How a response head goes out.
+    enum HeadFraming: Equatable {
+        /// As the response gives it: with its length, or in chunks (HTTP/1.1) or a stream's frames (HTTP/2).
+        case asGiven
+        /// As HTTP/1.0, with no length, its body ending with the connection.
+        case untilClose
+    }
+
     /// What the handler does after the response ended.
     enum EndAction: Equatable {
         /// Keep the connection for the next request.
@@ -103,6 +111,8 @@ struct ExchangeStateMachine {
     /// Whether this is an HTTP/2 stream (its head says 2.0): one request, and no connection of its
     /// own to close; the HTTP/2 connection says `GOAWAY` when the server stops (``HTTP2IdleClose``).
     private(set) var isHTTP2Stream = false
+    /// Whether the request being answered came as HTTP/1.0.
+    private var isHTTP10 = false
     /// The bytes of the body of a request handed on early, while it is being received.
     private var streamedBodySize: Int?
 
@@ -199,11 +209,16 @@ struct ExchangeStateMachine {
         number == answer && isResponding
     }
 
-    /// A head is about to be written for answer `number`: whether it may be (once per answer).
-    mutating func headWillBeWritten(for number: Int) -> Bool {
-        guard accepts(number), !headWritten else { return false }
+    /// A head is about to be written for answer `number`: how it goes, nil when it may not (each
+    /// answer gets one head). An HTTP/1.0 client knows no chunked framing (RFC 9112 section 6.1):
+    /// an answer to it without a length is delimited by the connection's close instead, so it
+    /// becomes the connection's last.
+    mutating func headWillBeWritten(for number: Int, hasLength: Bool) -> HeadFraming? {
+        guard accepts(number), !headWritten else { return nil }
         headWritten = true
-        return true
+        guard isHTTP10, !hasLength else { return .asGiven }
+        if case .responding = state { state = .responding(keepAlive: false) }
+        return .untilClose
     }
 
     /// The response ended.
@@ -310,6 +325,7 @@ struct ExchangeStateMachine {
     private mutating func start(_ head: HTTPRequestHead, now: NIODeadline) -> PartAction {
         var head = head
         isHTTP2Stream = head.version.major >= 2
+        isHTTP10 = head.version == .http1_0
         if let proxyAuthentication {
             switch proxyAuthentication.admit(&head) {
             case .admitted:

@@ -66,7 +66,8 @@ package struct IncomingRequest: Sendable {
     /// Whether the client takes trailing headers: an HTTP/2 stream always, HTTP/1.1 when it sent
     /// `TE: trailers` (they then go as chunked trailers).
     package var takesTrailers: Bool {
-        version.major >= 2 || head.headerFields[elementsOf: .te].contains { $0.caseInsensitiveEquals("trailers") }
+        // HTTP/1.0 has no chunked framing, which trailers need.
+        version.major >= 2 || (version.minor >= 1 && head.headerFields[elementsOf: .te].contains { $0.caseInsensitiveEquals("trailers") })
     }
 
     /// The `Host` header the request stands for: its authority, spelled as its protocol spells names.

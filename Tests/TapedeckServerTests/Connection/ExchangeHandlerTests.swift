@@ -14,6 +14,8 @@ import Testing
     /// the test's thread.
     final class TestResponder: Responder, @unchecked Sendable {
         var answersAtOnce = true
+        /// Whether answers are streamed without a length (as a recorded event stream is).
+        var answersWithoutLength = false
         var plan = ConnectPlan.refuse(Refusal(.forbidden, "no tunnels to this host"))
         private(set) var requests: [IncomingRequest] = []
         private(set) var connects: [String] = []
@@ -21,7 +23,7 @@ import Testing
 
         func respond(to request: IncomingRequest, sink: ResponseSink) {
             requests.append(request)
-            if answersAtOnce { Self.answer(request, sink) } else { held.append(sink) }
+            if answersAtOnce { answer(request, sink) } else { held.append(sink) }
         }
 
         func connectPlan(host: String, port: Int) -> ConnectPlan {
@@ -32,20 +34,24 @@ import Testing
         /// Answers the oldest request still waiting.
         func answerNext() {
             let sink = held.removeFirst()
-            Self.answer(requests[requests.count - held.count - 1], sink)
+            answer(requests[requests.count - held.count - 1], sink)
         }
 
         /// Answers the oldest request still waiting twice, as a responder whose upstream failed after answering might.
         func answerNextTwice() -> ResponseSink {
             let request = requests[requests.count - held.count]
             let sink = held.removeFirst()
-            Self.answer(request, sink)
+            answer(request, sink)
             sink.send(HTTPResponse(status: .badGateway), body: ByteBuffer(string: "a second answer"))
             return sink
         }
 
-        private static func answer(_ request: IncomingRequest, _ sink: ResponseSink) {
-            sink.send(HTTPResponse(status: .ok), body: ByteBuffer(string: "answer to \(request.target) (\(request.body.readableBytes) bytes)"))
+        private func answer(_ request: IncomingRequest, _ sink: ResponseSink) {
+            let body = ByteBuffer(string: "answer to \(request.target) (\(request.body.readableBytes) bytes)")
+            guard answersWithoutLength else { return sink.send(HTTPResponse(status: .ok), body: body) }
+            sink.streamHead(HTTPResponseHead(version: .http1_1, status: .ok))
+            _ = sink.streamBody(body)
+            _ = sink.end()
         }
     }
 
@@ -90,6 +96,27 @@ import Testing
             #expect(answer.contains("answer to /"))
             #expect(!channel.isActive, "\(request)")
         }
+    }
+
+    /// HTTP/1.0 has no chunked framing (RFC 9112 section 6.1): an answer of unknown length goes to
+    /// an HTTP/1.0 client as HTTP/1.0, its end the connection's close, even when the client asked
+    /// to keep the connection. HTTP/1.1 gets it in chunks and keeps the connection.
+    @Test func anAnswerWithoutLengthEndsWithTheConnectionForHTTP10() throws {
+        let responder = TestResponder()
+        responder.answersWithoutLength = true
+        let old = try connection(responder)
+        try send("GET /old HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", to: old)
+        let answer = try written(old)
+        #expect(answer.hasPrefix("HTTP/1.0 200 OK\r\n") && answer.contains("Connection: close\r\n"), "\(answer)")
+        #expect(!answer.lowercased().contains("transfer-encoding") && answer.hasSuffix("\r\n\r\nanswer to /old (0 bytes)"), "\(answer)")
+        #expect(!old.isActive)
+
+        let current = try connection(responder)
+        try send("GET /new HTTP/1.1\r\nHost: a\r\n\r\n", to: current)
+        let chunked = try written(current)
+        #expect(chunked.hasPrefix("HTTP/1.1 200 OK\r\n") && chunked.contains("transfer-encoding: chunked\r\n"), "\(chunked)")
+        #expect(current.isActive)
+        _ = try current.finish()
     }
 
     @Test func pipelinedRequestsWaitForTheResponseBeforeThem() throws {
