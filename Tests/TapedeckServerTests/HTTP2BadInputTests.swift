@@ -175,6 +175,6 @@ enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
                     : HTTP2Frames.frame(type: 0x09, flags: 0, stream: 1)
             }
         }
-        return frames.reduce(Data(), +)
+        return frames.reduce(into: Data()) { $0.append($1) }
     }
 }
