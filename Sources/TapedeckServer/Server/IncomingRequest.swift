@@ -114,7 +114,9 @@ extension IncomingRequest {
 
     /// The request as an HTTP/1 head gave it (an HTTP/2 stream reaches the server through SwiftNIO's
     /// translation to HTTP/1 parts): the one place where SwiftNIO's head becomes the exchange's value.
-    /// A request with more than one `Host` is malformed (RFC 9112 section 3.2). An HTTP/2 stream
+    /// An HTTP/1.1 request with no `Host`, or any with more than one, is malformed (RFC 9112
+    /// section 3.2: a real server answers both 400, so a client that works here works there); a
+    /// proxy's request names its host in the target and may leave `Host` out. An HTTP/2 stream
     /// carries no `Transfer-Encoding` (RFC 9113 section 8.2.2): the one the translation adds to a
     /// body without a length is left out, so both protocols give the same value.
     package init(_ wire: HTTPRequestHead, body: ByteBuffer, tunnelOrigin: String?, arrival: NIODeadline) throws(Malformed) {
@@ -136,6 +138,9 @@ extension IncomingRequest {
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let target = RequestTargetForm(wire.uri)
+        if host == nil, target.authority == nil, wire.version == .http1_1 {
+            throw Malformed(description: "an HTTP/1.1 request needs a Host header")
+        }
         // Set here rather than through init(head:…), which made the request twice and copied it (per request).
         head = HTTPRequest(method: method, scheme: target.scheme, authority: target.authority ?? host, path: target.path,
                            headerFields: fields)
