@@ -347,6 +347,9 @@ struct ExchangeStateMachine {
             state = .connecting(host: host, port: port)
             return .none
         }
+        if let coding = head.unimplementedTransferCoding {
+            return refuse(.notImplemented, "the transfer coding \(coding) is not implemented (only chunked is)")
+        }
         if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBodySize {
             return refuse(.contentTooLarge,
                           "the request body of \(length) bytes is over the limit of \(maxBodySize) bytes (--max-body)")
@@ -410,6 +413,13 @@ extension HTTPRequestHead {
     /// with `keep-alive`, and always for an HTTP/2 stream (the connection outlives its streams).
     var keepsConnection: Bool {
         version.major >= 2 || isKeepAlive
+    }
+
+    /// A transfer coding besides `chunked` that the body is in (`Transfer-Encoding: gzip, chunked`),
+    /// which Tapedeck would otherwise take for the body's own bytes, recorded and forwarded without
+    /// its coding; RFC 9112 section 6.1 asks for 501.
+    var unimplementedTransferCoding: Substring? {
+        headers[canonicalForm: "Transfer-Encoding"].first { !$0.caseInsensitiveEquals("chunked") }
     }
 
     /// Whether the client waits for `100 Continue` before sending its body.

@@ -202,6 +202,19 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    /// A body in a transfer coding besides chunked would reach the modes still coded, and be matched,
+    /// recorded and forwarded so: refused with 501 (RFC 9112 section 6.1), as nginx does.
+    @Test func aTransferCodingOtherThanChunkedGets501AndTheConnectionCloses() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try send("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", to: channel)
+        let answer = try written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 501 Not Implemented\r\n"), "\(answer)")
+        #expect(answer.contains("the transfer coding gzip is not implemented (only chunked is)"), "\(answer)")
+        #expect(responder.requests.isEmpty)
+        #expect(!channel.isActive)
+    }
+
     @Test func aSilentConnectionClosesAfterTheIdleTimeoutButNotMidResponse() throws {
         let quiet = try connection(TestResponder())
         quiet.embeddedEventLoop.advanceTime(by: .seconds(59))
