@@ -26,7 +26,7 @@ struct RecordCommand: AsyncParsableCommand {
     var cassette: String
 
     @Option(help: ArgumentHelp("Base URL of the service for a reverse proxy, such as https://api.example.com.", valueName: "URL"),
-            transform: ReverseProxyTarget.argument)
+            transform: argument(ReverseProxyTarget.init, reason: \.reason))
     var target: ReverseProxyTarget?
 
     @Option(help: "What to record: new-episodes (replay what matches, record the rest), all or once.")

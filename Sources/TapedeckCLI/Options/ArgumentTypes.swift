@@ -1,11 +1,10 @@
 import ArgumentParser
 import TapedeckCore
-import TapedeckServer
 
 // The core's option types as command-line values: swift-argument-parser parses them, names the
 // option in its error, and lists the choices in `--help`. The libraries take only these types.
 // A JSON path and the reverse proxy's target are read through `transform:` at their options
-// instead (`argument(_:)` below), so that the error says what is wrong with the value, not only
+// instead (`argument(_:reason:)` below), so that the error says what is wrong with the value, not only
 // that it is invalid.
 
 extension LatencyOption: ExpressibleByArgument {
@@ -39,24 +38,15 @@ struct InvalidArgument: Error, CustomStringConvertible {
     let description: String
 }
 
-extension JSONPath {
-    /// Reads an option's value (`transform:`).
-    static func argument(_ text: String) throws(InvalidArgument) -> JSONPath {
-        do {
-            return try JSONPath(text)
+/// Reads an option's value with `read` (for `transform:`); a value it refuses is said by `reason`
+/// alone, without the value.
+func argument<Value, Failure: Error>(_ read: @escaping (String) throws(Failure) -> Value,
+                                     reason: @escaping (Failure) -> String) -> (String) throws -> Value {
+    { text in
+        do throws(Failure) {
+            return try read(text)
         } catch {
-            throw InvalidArgument(description: error.message)
-        }
-    }
-}
-
-extension ReverseProxyTarget {
-    /// Reads an option's value (`transform:`).
-    static func argument(_ text: String) throws(InvalidArgument) -> ReverseProxyTarget {
-        do {
-            return try ReverseProxyTarget(text)
-        } catch {
-            throw InvalidArgument(description: error.reason)
+            throw InvalidArgument(description: reason(error))
         }
     }
 }

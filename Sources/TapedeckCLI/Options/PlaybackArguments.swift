@@ -23,7 +23,7 @@ struct PlaybackArguments: ParsableArguments {
     var ignoreFormField: [String] = []
 
     @Option(help: ArgumentHelp("Ignore this JSON path in bodies when matching, such as $.meta.requestId or $..nonce (repeatable).",
-                               valueName: "PATH"), transform: JSONPath.argument)
+                               valueName: "PATH"), transform: argument(JSONPath.init, reason: \.message))
     var ignoreJsonPath: [JSONPath] = []
 
     @Flag(help: "Do not compare bodies.")

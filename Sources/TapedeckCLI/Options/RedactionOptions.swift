@@ -10,7 +10,7 @@ struct RedactionOptions: ParsableArguments {
     var queryParameters: [String] = []
 
     @Option(name: .customLong("redact-json-path"), help: ArgumentHelp("Also redact this place in JSON bodies, such as $.user.ssn or $..secret.", valueName: "PATH"),
-            transform: JSONPath.argument)
+            transform: argument(JSONPath.init, reason: \.message))
     var jsonPaths: [JSONPath] = []
 
     @Flag(name: .customLong("no-default-redactions"), help: "Apply only the rules given, not the defaults (Authorization, Cookie, token, password...).")
