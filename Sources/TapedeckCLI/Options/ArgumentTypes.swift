@@ -40,8 +40,8 @@ struct InvalidArgument: Error, CustomStringConvertible {
 
 /// Reads an option's value with `read` (for `transform:`); a value it refuses is said by `reason`
 /// alone, without the value.
-func argument<Value, Failure: Error>(_ read: @escaping (String) throws(Failure) -> Value,
-                                     reason: @escaping (Failure) -> String) -> (String) throws -> Value {
+func argument<Value, Failure: Error>(_ read: @escaping @Sendable (String) throws(Failure) -> Value,
+                                     reason: @escaping @Sendable (Failure) -> String) -> @Sendable (String) throws -> Value {
     { text in
         do throws(Failure) {
             return try read(text)
