@@ -164,6 +164,11 @@ def describe(error, schema: dict) -> str:
                 "form NAME.bodies/<64 lowercase hex sha256>.bin")
     if kw == "pattern" and "base64" in path:
         return "not valid base64 (standard alphabet, padded, no line breaks)"
+    if kw == "minimum" and "else" in path and 100 <= error.instance < 200:
+        return (f"status {error.instance} is an interim answer, which a final one must follow: "
+                "answer 200 to 599, or 101 with a WebSocket conversation")
+    if kw == "const" and "then" in path:
+        return f"an interaction with a WebSocket conversation has status 101, not {error.instance}"
     if kw == "const" and list(error.absolute_path) == ["version"]:
         return (f"unsupported cassette version {error.instance!r}; "
                 "this schema describes version 1")
@@ -324,6 +329,13 @@ BROKEN_CASES: list[tuple[str, Callable[[], dict], str]] = [
     ("status as string \"200\"",
      lambda: _broken(_set(I0 + ["response", "status"], "200")), "interactions[0].response.status"),
     ("status 600", lambda: _broken(_set(I0 + ["response", "status"], 600)),
+     "interactions[0].response.status"),
+    ("status 100, an interim answer", lambda: _broken(_set(I0 + ["response", "status"], 100)),
+     "interactions[0].response.status"),
+    ("status 101 without a WebSocket conversation", lambda: _broken(_set(I0 + ["response", "status"], 101)),
+     "interactions[0].response.status"),
+    ("a WebSocket conversation after status 200",
+     lambda: _broken(_set(I0 + ["websocket"], [{"from": "server", "atMs": 0, "text": "a"}])),
      "interactions[0].response.status"),
     ("body with both text and base64",
      lambda: _broken(_set(I0 + ["response", "body"], {"text": "a", "base64": "YQ=="})),

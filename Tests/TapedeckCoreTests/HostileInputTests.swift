@@ -40,6 +40,32 @@ struct HostileInputTests {
         #expect { try cassette(json) } throws: { "\($0)".contains("interactions[0].response.headers") && "\($0)".contains("CR, LF or NUL") }
     }
 
+    @Test("an interim status (1xx) does not load as an answer, but 101 with its WebSocket conversation does")
+    func interimStatusIsRefusedAtLoad() throws {
+        func recorded(_ status: Int, websocket: String? = nil) -> String {
+            let conversation = websocket.map { #", "websocket": \#($0)"# } ?? ""
+            return #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/x"}, "response": {"status": \#(status)}\#(conversation)}]}"#
+        }
+        func stub(_ response: String) -> String {
+            #"{"version": 1, "interactions": [], "stubs": [{"request": {"path": "/x"}, "response": \#(response)}]}"#
+        }
+        // Served, each left the client waiting for a final answer, or taking the next request's for it.
+        for status in [100, 101, 103] {
+            #expect { try cassette(recorded(status)) } throws: {
+                "\($0)".contains("interactions[0].response.status") && "\($0)".contains("status \(status) is an interim answer")
+            }
+            #expect { try cassette(stub(#"{"status": \#(status)}"#)) } throws: { "\($0)".contains("status \(status) is an interim answer") }
+        }
+        let conversation = #"[{"from": "server", "atMs": 0, "text": "hi"}]"#
+        #expect { try cassette(recorded(200, websocket: conversation)) } throws: {
+            "\($0)".contains("interactions[0].response.status") && "\($0)".contains("WebSocket conversation has status 101, not 200")
+        }
+        #expect { try cassette(stub(#"{"status": 200, "websocket": \#(conversation)}"#)) } throws: { "\($0)".contains("has status 101, not 200") }
+        #expect(try cassette(recorded(101, websocket: conversation)).interactions[0].websocket?.count == 1)
+        let stubs = StubSet(try cassette(stub(#"{"websocket": \#(conversation)}"#)).stubs)
+        #expect(stubs.answer(request(url: "/x"), session: "")?.response.status == 101)
+    }
+
     @Test("row 5: delays past a day are refused where they are read, naming the field")
     func hugeDelaysAreRefused() {
         let stub = #"{"version": 1, "interactions": [], "stubs": [{"request": {"path": "/slow"}, "response": {"status": 200, "delayMs": 1e13}}]}"#

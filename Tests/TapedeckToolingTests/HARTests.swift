@@ -214,11 +214,19 @@ struct HARTests {
            "request": {"method": "GET", "url": "https://api.test/aborted", "httpVersion": "", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
            "response": {"status": 0, "statusText": "", "httpVersion": "", "headers": [], "cookies": [], "content": {"size": 0, "mimeType": "x-unknown"},
              "redirectURL": "", "headersSize": -1, "bodySize": -1, "_error": "net::ERR_ABORTED"},
-           "cache": {}, "timings": {"blocked": -1, "dns": -1, "ssl": -1, "connect": -1, "send": 0, "wait": 0, "receive": 0}}
+           "cache": {}, "timings": {"blocked": -1, "dns": -1, "ssl": -1, "connect": -1, "send": 0, "wait": 0, "receive": 0}},
+          {"startedDateTime": "2026-11-21T10:00:02.000Z", "time": 3,
+           "request": {"method": "GET", "url": "wss://api.test/live", "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+           "response": {"status": 101, "statusText": "Switching Protocols", "httpVersion": "HTTP/1.1", "headers": [], "cookies": [], "content": {"size": 0, "mimeType": ""},
+             "redirectURL": "", "headersSize": -1, "bodySize": 0},
+           "cache": {}, "timings": {"send": 0, "wait": 3, "receive": 0}}
         ]}}
         """
         let result = try HARImporter().importData(Data(har.utf8), file: "chrome.har")
-        #expect(result.skipped.count == 1 && result.skipped[0].contains("https://api.test/aborted"))
+        #expect(result.skipped.count == 2 && result.skipped[0].contains("https://api.test/aborted"))
+        // An upgrade whose messages the HAR does not hold (as Firefox writes one) is no answer on its own.
+        #expect(result.skipped.last?.contains("wss://api.test/live: status 101 is an interim answer") == true, "\(result.skipped)")
+        #expect(result.cassette.interactions.count == 1)
         let interaction = try #require(result.cassette.interactions.first)
         #expect(interaction.request.url == "https://api.test/login")
         #expect(interaction.request.headers.map(\.name) == ["content-type"])

@@ -68,6 +68,7 @@ struct VCRTests {
         ("something_else: 1\n", ""),
         ("interactions:\n- request: {method: GET}\n  response: {status: {code: 200}}\n", "interactions[0].request.uri"),
         ("http_interactions:\n- request: {method: get, uri: 'http://h/'}\n  response: {status: {code: 42}}\n", "http_interactions[0].response.status"),
+        ("http_interactions:\n- request: {method: get, uri: 'http://h/'}\n  response: {status: {code: 100}}\n", "http_interactions[0].response.status"),
         ("http_interactions:\n- request: {method: get, uri: 'http://h/'}\n  response:\n    status: {code: 200}\n    body: {base64_string: '***'}\n",
          "http_interactions[0].response.body.base64_string"),
     ])

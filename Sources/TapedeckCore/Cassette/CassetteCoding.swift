@@ -182,6 +182,10 @@ extension Interaction: Codable {
                                                    debugDescription: "httpVersion \"\(httpVersion)\" is not \"1.0\", \"1.1\" or \"2\"")
         }
         websocket = try container.decodeIfPresent([WebSocketMessage].self, forKey: .websocket)
+        if let refusal = AnswerStatusRule.refusal(status: response.status, hasConversation: websocket != nil) {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: container.codingPath + [CodingKeys.response, ResponseCodingKey.status], debugDescription: refusal))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -88,8 +88,8 @@ extension StubResponse: Decodable {
             throw DecodingError.dataCorruptedError(forKey: .status, in: container,
                                                    debugDescription: "a stub response needs a status from 100 to 999 (or a fault, gRPC messages or a WebSocket conversation)")
         }
-        if websocket != nil, status != 101 {
-            throw DecodingError.dataCorruptedError(forKey: .websocket, in: container, debugDescription: "a stub response with a WebSocket conversation has status 101")
+        if let refusal = AnswerStatusRule.refusal(status: status, hasConversation: websocket != nil) {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: refusal)
         }
         var headers = try container.decodeIfPresent(HeaderList.self, forKey: .headers) ?? [:]
         var body = try container.decodeBody(forKey: .body, sideFiles: decoder.userInfo[.tapedeckSideFiles] as? SideFiles)

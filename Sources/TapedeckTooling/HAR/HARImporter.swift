@@ -55,8 +55,12 @@ package struct HARImporter: Sendable {
                                + "(the request never completed)")
                 continue
             }
-            interactions.append(try interaction(from: entry, place: place, file: file, writtenByTapedeck: writtenByTapedeck,
-                                                polly: polly))
+            let made = try interaction(from: entry, place: place, file: file, writtenByTapedeck: writtenByTapedeck, polly: polly)
+            if let refusal = AnswerStatusRule.refusal(status: made.response.status, hasConversation: made.websocket != nil) {
+                skipped.append("\(place): \(entry.request.method) \(entry.request.url): \(refusal)")
+                continue
+            }
+            interactions.append(made)
         }
         let creator = document.log.creator
         let meta = CassetteMeta(createdAt: interactions.first?.recordedAt ?? Timestamp.now(),
