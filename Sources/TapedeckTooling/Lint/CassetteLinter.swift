@@ -79,7 +79,7 @@ package struct CassetteLinter: Sendable {
             for (part, fields) in answered {
                 for field in fields where field.name.hasPrefix(":") {
                     warn(.content, "\(place).response.\(part).\(field.name)",
-                         "a pseudo-header name in a response field; HTTP/2 replay resets the stream for it: remove it")
+                         "a pseudo-header name in a response field, which replay leaves out (a field name is a token): remove it")
                 }
             }
             if interaction.chunks != nil && !interaction.response.body.isEmpty {
