@@ -72,11 +72,38 @@ import Testing
         }
     }
 
+    @Test func trailersThatFrameTheBodyOrConcernTheConnectionAreNotReplayed() async throws {
+        // A hand-edited cassette: before, curl over HTTP/2 failed the stream (exit 92) on these
+        // trailers, and an HTTP/1.1 client got a Content-Length and Transfer-Encoding after the body.
+        let hostile = Self.cassette
+            .replacingOccurrences(of: #""Content-Length": ["5"]}"#, with: #""Content-Length": ["5"], "Connection": ["X-Hop"]}"#)
+            .replacingOccurrences(of: #""grpc-message": ["fine"]"#, with: #""grpc-message": ["fine"], "Content-Length": ["5"], "X-Hop": ["1"], "Transfer-Encoding": ["chunked"], "Connection": ["close"]"#)
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(hostile, named: "trailers.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            let http2 = try await Curl.run(["--http2-prior-knowledge", "-H", "TE: trailers", "--write-out", " %{http_version}", harness.base + "/call"])
+            #expect(http2.text == "reply 2", "\(http2.error)")
+            let trailers = trailerFields(try await nghttp(harness.base + "/call")).lowercased()
+            #expect(trailers.contains("grpc-status: 0") && trailers.contains("grpc-message: fine"), "\(trailers)")
+            for name in ["content-length", "x-hop", "transfer-encoding", "connection"] { #expect(!trailers.contains(name), "\(trailers)") }
+
+            let asking = try RawSocket(port: harness.server.port)
+            asking.send("GET /call HTTP/1.1\r\nHost: api.example.test\r\nTE: trailers\r\n\r\n")
+            let (chunked, _) = asking.readBlocking { let text = String(decoding: $0, as: UTF8.self); return text.contains("\r\n0\r\n") && text.hasSuffix("\r\n\r\n") }
+            let afterLastChunk = String(decoding: chunked, as: UTF8.self).components(separatedBy: "\r\n0\r\n").last ?? ""
+            let fields = Set(afterLastChunk.components(separatedBy: "\r\n").filter { !$0.isEmpty })
+            #expect(fields == ["grpc-status: 0", "grpc-message: fine"], "\(afterLastChunk)")
+        }
+    }
+
     @Test func theRecordingProxyKeepsTrailersAndPassesThemOn() async throws {
         let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, _: TestUpstream) async throws in
             // An HTTP/2 client takes trailers: the proxy asks the upstream for them and passes them on.
             let verbose = try await nghttp(harness.base + "/trailers")
             #expect(trailerFields(verbose).lowercased().contains("grpc-status: 0"), "\(verbose)")
+            // Not the trailer the upstream's Connection named: it concerned that connection only.
+            #expect(!trailerFields(verbose).lowercased().contains("x-hop"), "\(verbose)")
             #expect(verbose.contains("te=trailers"))
             // An HTTP/1.1 client that did not ask gets the body only.
             let plain = try await Curl.run(["--http1.1", "--include", harness.base + "/trailers?second"])
@@ -88,6 +115,7 @@ import Testing
             #expect(interaction.httpVersion == "1.1")
             #expect(interaction.response.trailers?["Grpc-Status"] == "0")
             #expect(interaction.response.trailers?["X-Checksum"] == "abc")
+            #expect(interaction.response.trailers?.map(\.name) == ["Grpc-Status", "X-Checksum"])
         }
     }
 

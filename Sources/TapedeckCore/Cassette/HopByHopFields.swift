@@ -28,3 +28,26 @@ extension HeaderList {
         HopByHopFields(connection: values(for: "Connection"))
     }
 }
+
+extension HopByHopFields {
+    /// Whether a trailer field named `name` is left out of a message whose head has these
+    /// hop-by-hop fields (RFC 9110 section 6.5.1): one that concerns only the connection, or
+    /// `Content-Length`, which frames the message its trailers end. Sent, such a trailer is a
+    /// protocol error to an HTTP/2 client and a second framing to an HTTP/1.1 one.
+    public func excludesTrailer(_ name: String) -> Bool {
+        contains(name) || name.caseInsensitiveEquals("Content-Length")
+    }
+}
+
+extension HeaderList {
+    /// These fields as the trailers of a message whose head is `head`: without those
+    /// ``HopByHopFields/excludesTrailer(_:)`` leaves out. One rule for recording, forwarding,
+    /// replay and the connectors.
+    public func asTrailers(of head: HeaderList) -> HeaderList {
+        let hopByHop = head.hopByHop
+        guard fields.contains(where: { hopByHop.excludesTrailer($0.name) }) else { return self }
+        var kept = self
+        kept.removeAll { hopByHop.excludesTrailer($0.name) }
+        return kept
+    }
+}

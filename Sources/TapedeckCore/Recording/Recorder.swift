@@ -147,6 +147,7 @@ package final class Recorder: Sendable {
         GRPCCall.keepMessages(in: &interaction)
         var clean = cleaned(interaction)
         clean.request.headers.removeHopByHop()
+        clean.response.trailers = clean.response.trailers?.asTrailers(of: clean.response.headers)
         clean.response.headers.removeHopByHop()
         writer.append(clean)
         return clean

@@ -209,7 +209,7 @@ final class UpstreamExchange {
         }
         connection = nil
         let kept = trailers.map(HeaderList.init) ?? response.trailersOnly
-        let trailers = trailers?.legal ?? response.trailersOnly.map(HTTPHeaders.init)
+        let trailers = kept.map { HTTPHeaders($0.asTrailers(of: response.headers)) }
         if let streamedRequest {
             // What the client sent of the call (all of it, unless the upstream ended the call first),
             // each message with its time from the request's start, on the clock of `timing`.

@@ -91,9 +91,9 @@ package final class PreparedResponse: Sendable {
         if chunks == nil, ResponseBodyRule.statusAllowsBody(response.status), !keepsLength {
             headers.add(name: "Content-Length", value: String(file?.size ?? body.readableBytes))
         }
+        let trailers = response.trailers.map { HTTPHeaders($0.asTrailers(of: response.headers)) }
         self.init(head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers.legal),
-                  isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: response.trailers.map(HTTPHeaders.init),
-                  variants: variants)
+                  isGRPC: isGRPC, body: body, file: file, chunks: chunks, trailers: trailers, variants: variants)
     }
 
     private init(head: HTTPResponseHead, isGRPC: Bool, body: ByteBuffer, file: BodyFile? = nil, chunks: [ByteBuffer]?,
