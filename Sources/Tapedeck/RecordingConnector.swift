@@ -74,4 +74,10 @@ public final class RecordingConnector: HTTPConnector {
     public func flush() throws {
         try recorder.flush()
     }
+
+    /// Writes everything recorded and ends the recording: another recorder may then open the
+    /// cassette, which no two record at once (it is also ended when this is released).
+    public func finish() throws {
+        try recorder.finish()
+    }
 }

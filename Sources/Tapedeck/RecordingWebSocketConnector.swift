@@ -78,6 +78,12 @@ public final class RecordingWebSocketConnector: WebSocketConnector {
     public func flush() throws {
         try recorder.flush()
     }
+
+    /// Writes everything recorded and ends the recording: another recorder may then open the
+    /// cassette, which no two record at once (it is also ended when this is released).
+    public func finish() throws {
+        try recorder.finish()
+    }
 }
 
 /// A live conversation being recorded: each message is noted, with its side and its time since

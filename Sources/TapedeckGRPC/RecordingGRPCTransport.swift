@@ -92,6 +92,12 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
         try recorder.flush()
     }
 
+    /// Writes everything recorded and ends the recording: another recorder may then open the
+    /// cassette, which no two record at once (it is also ended when this is released).
+    public func finish() throws {
+        try recorder.finish()
+    }
+
     /// Replays, refuses or forwards a whole request, as the mode says.
     private func answer(descriptor: MethodDescriptor, options: CallOptions, metadata: Metadata, messages: [GRPCMessage],
                         into response: AsyncThrowingStream<RPCResponsePart<Bytes>, any Error>.Continuation) async throws {

@@ -44,4 +44,10 @@ public struct RecordingMiddleware: ClientMiddleware {
     public func flush() throws {
         try connector.flush()
     }
+
+    /// Writes everything recorded and ends the recording: another recorder may then open the
+    /// cassette, which no two record at once (it is also ended when this is released).
+    public func finish() throws {
+        try connector.finish()
+    }
 }

@@ -89,7 +89,7 @@ public final class TestCassette: Sendable {
     public func finish(requireAllPlayed: Bool = false) throws(TestCassetteError) {
         if let recording = connector as? RecordingConnector {
             do {
-                try recording.flush()
+                try recording.finish()
             } catch let error as CassetteError {
                 throw .notSaved(error)
             } catch {

@@ -25,6 +25,29 @@ struct RecorderTests {
         #expect(!saved.interactions[0].response.headers.contains("Transfer-Encoding"))
     }
 
+    @Test("one recorder at a time records a cassette, by whatever name; replaying it meanwhile is fine")
+    func oneRecorderAtATime() throws {
+        let folder = try makeTemporaryDirectory()
+        let file = folder.appendingPathComponent("shared.json")
+        let first = try Recorder(file: file, mode: .newEpisodes)
+        try first.record(exchange(1))
+        // Each saves the cassette as it read it plus its own: before, the later save lost the earlier's.
+        let link = folder.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: folder)
+        for name in [file, link.appendingPathComponent("shared.json"), folder.appendingPathComponent("./shared.json")] {
+            #expect { try Recorder(file: name, mode: .newEpisodes) } throws: {
+                "\($0)".contains("is being recorded by another recorder (process \(ProcessInfo.processInfo.processIdentifier))")
+            }
+        }
+        try first.flush()
+        #expect(try Recorder(file: file, mode: .replay).isRecording == false)
+        try first.finish()
+        let second = try Recorder(file: file, mode: .newEpisodes)
+        try second.record(exchange(2))
+        try second.finish()
+        #expect(try CassetteCodec().load(file).interactions.count == 2)
+    }
+
     @Test("a first recording into a folder that does not exist yet makes the folder")
     func missingFolderIsMade() throws {
         let file = try makeTemporaryDirectory().appendingPathComponent("cassettes/nested/first.json")

@@ -174,6 +174,41 @@ import Testing
         await upstream.stop()
     }
 
+    @Test func aSecondRecorderOfTheSameCassetteIsRefusedAndTheFirstLosesNothing() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await LocalUpstream.start()
+        let cassette = directory.appending(path: "shared.json")
+        let first = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let port = try first.waitUntilListening()
+        #expect(try await get(port, "/first").status == 200)
+
+        // Before, both ran, and whichever saved last overwrote the other's recordings.
+        let second = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        #expect(second.waitForExit() == 1)
+        #expect(second.stop() == "tapedeck record: \(cassette.path): is being recorded by another recorder "
+                + "(process \(first.process.processIdentifier)); a cassette is recorded by one at a time, or the later save "
+                + "loses the earlier's recordings: stop that one, or record into another cassette\n")
+
+        // The lock goes with its process, however it ends: after a kill -9 the next run records.
+        #expect(try await get(port, "/second").status == 200)
+        try await waitUntil { (try? paths(in: cassette).count) == 2 }
+        first.signal(SIGKILL)
+        first.waitForExit()
+        _ = first.stop()
+        let third = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
+        let thirdPort = try third.waitUntilListening()
+        #expect(try await get(thirdPort, "/third").status == 200)
+        third.signal(SIGINT)
+        #expect(third.waitForExit() == 0)
+        _ = third.stop()
+        await upstream.stop()
+        #expect(try paths(in: cassette) == ["/first", "/second", "/third"])
+        HardeningFixtures.report(scenario: "A second `tapedeck record` of a cassette being recorded", amount: "1 run refused",
+                                 outcome: "exit 1 naming the first's process; the next run after a kill -9 records",
+                                 lost: "nothing")
+    }
+
     @Test func killNineLeavesAValidCassetteWithEverythingAcknowledged() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

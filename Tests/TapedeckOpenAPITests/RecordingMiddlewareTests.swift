@@ -26,7 +26,7 @@ import Testing
         }
         #expect(response.status.code == 200)
         #expect(try await String(collecting: try #require(body), upTo: 1024).contains(#""greeting":"Hi Ada""#))
-        try middleware.flush()
+        try middleware.finish()
         let recorded = try CassetteCodec().load(file)
         #expect(recorded.interactions.count == 1)
         #expect(recorded.interactions.first?.request.url == "\(upstream.baseURL)/postName")

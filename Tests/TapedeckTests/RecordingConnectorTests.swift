@@ -57,7 +57,7 @@ struct RecordingConnectorTests {
         let file = try makeTemporaryDirectory().appendingPathComponent("episodes.json")
         let first = try RecordingConnector(cassette: file, mode: .all, environment: [:])
         _ = try await first.send(get(upstream, "/plaintext?name=One"), body: nil)
-        try first.flush()
+        try first.finish()
         let second = try RecordingConnector(cassette: file, mode: .newEpisodes, environment: [:])
         _ = try await second.send(get(upstream, "/plaintext?name=One"), body: nil)
         _ = try await second.send(get(upstream, "/plaintext?name=Two"), body: nil)

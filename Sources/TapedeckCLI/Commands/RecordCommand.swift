@@ -80,6 +80,8 @@ struct RecordCommand: AsyncParsableCommand {
                                             authority: CertificateAuthority(home: configuration.authorityHome))
         } catch {
             FileHandleOutput.standardError("tapedeck record: \(error)")
+            // Bad usage or input, but for a cassette another recorder holds: a failure of the moment.
+            if let error = error as? CassetteError, case .inUse = error.kind { throw ExitCode(1) }
             throw ExitCode(2)
         }
         if insecureUpstream {

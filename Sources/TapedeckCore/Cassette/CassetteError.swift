@@ -12,6 +12,9 @@ public struct CassetteError: Error, CustomStringConvertible, Sendable, Equatable
         case content(path: String, message: String)
         /// The cassette declares a format version this release does not know.
         case unsupportedVersion(Int)
+        /// Another recorder records the cassette (one at a time: ``CassetteLock``); the process
+        /// holding it, when known. A failure of the moment, not of the input.
+        case inUse(process: Int32?)
     }
 
     /// The cassette file, when there is one.
@@ -36,6 +39,10 @@ public struct CassetteError: Error, CustomStringConvertible, Sendable, Equatable
             return "\(name): \(path.isEmpty ? "(top level)" : path): \(message)"
         case .unsupportedVersion(let version):
             return "\(name): cassette format version \(version) is not supported; this release reads version \(Cassette.formatVersion)"
+        case .inUse(let process):
+            return "\(name): is being recorded by another recorder (\(process.map { "process \($0)" } ?? "another process")); "
+                + "a cassette is recorded by one at a time, or the later save loses the earlier's recordings: "
+                + "stop that one, or record into another cassette"
         }
     }
 }

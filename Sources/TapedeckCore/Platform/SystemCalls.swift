@@ -100,6 +100,24 @@ enum SystemCalls {
         #endif
     }
 
+    /// Opens `path` for reading and writing, creating it when missing; the descriptor, or -1 with `errno` set.
+    static func openCreating(_ path: String) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #elseif canImport(Musl)
+        Musl.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #elseif canImport(Darwin)
+        Darwin.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #endif
+    }
+
+    /// Takes the exclusive advisory lock of `fd`'s file (`flock`) unless another open file holds
+    /// it, in this process or another; whether it was taken. Closing `fd` gives it back, as does
+    /// the process's end, however it ends.
+    static func lockWithoutWaiting(_ fd: Int32) -> Bool {
+        flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
     /// The current `errno`.
     static var lastError: Int32 { errno }
 }

@@ -28,6 +28,8 @@ package final class Recorder: Sendable {
     private let expiryPolicy: ExpiryPolicy
     private let beforeRecord: (@Sendable (Interaction) -> Interaction)?
     private let writer: CassetteWriter?
+    /// Held while this recorder may write the cassette, so that no other records it meanwhile.
+    private let lock: CassetteLock?
     /// The method and path of every interaction the cassette held when opened (`METHOD path`), for
     /// ``forwardsWhateverTheBody(_:)``: one lookup per call instead of a walk over the cassette.
     private let recordedMethodsAndPaths: Set<String>
@@ -44,12 +46,17 @@ package final class Recorder: Sendable {
     ///   - stubs: stubs given in code, consulted after the cassette's own when no recording
     ///     matches: a stub wins over the network.
     ///   - onSaveError: called from the background saver when a save fails (disk full, say).
+    /// - Throws: ``CassetteError`` when the cassette does not read, or when another recorder
+    ///   records it (``CassetteLock``).
     package init(file: URL, mode: RecordMode, redaction: RedactionRules = .defaults,
                 playback: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [],
                 codec: CassetteCodec = CassetteCodec(),
                 flushDelay: Duration = .milliseconds(200), keepsSpareFile: Bool = false,
                 onSaveError: @escaping @Sendable (CassetteError) -> Void = { _ in }) throws(CassetteError) {
         let exists = FileManager.default.fileExists(atPath: file.path)
+        let records = mode.records(cassetteExists: exists)
+        // Taken before the cassette is read: what this recorder saves starts from what it read.
+        lock = records ? try CassetteLock(for: file) : nil
         // `all` starts a fresh cassette: its old interactions go, its hand-written stubs stay (when it still parses).
         var existing: Cassette? = exists ? (mode == .all ? try? codec.load(file) : try codec.load(file)) : nil
         if mode == .all { existing?.interactions = [] }
@@ -65,7 +72,6 @@ package final class Recorder: Sendable {
         self.beforeRecord = hooks.beforeRecord
         self.player = Player(cassette: existing ?? Cassette(), name: file.path, options: playback, hooks: hooks, stubs: stubs)
         recordedMethodsAndPaths = Set(player.interactions.map { RecordedChat.key(method: $0.request.method, path: $0.request.target.path) })
-        let records = mode.records(cassetteExists: exists)
         let meta = mode == .all ? .now() : existing?.meta ?? .now()
         self.writer = records
             ? CassetteWriter(file: file, codec: codec, meta: meta, existing: existing?.interactions ?? [],
@@ -174,8 +180,9 @@ package final class Recorder: Sendable {
     }
 
     /// Writes everything recorded so far, waits until it is on disk and removes the spare file:
-    /// for the end of a recording.
+    /// for the end of a recording. Another recorder may then open the cassette (``CassetteLock``).
     package func finish() throws(CassetteError) {
+        defer { lock?.release() }
         try writer?.finish()
     }
 

@@ -154,6 +154,9 @@ package struct CassetteLinter: Sendable {
         case .io(let text):
             place = ""
             message = text
+        case .inUse:
+            place = ""
+            message = error.description
         }
         return LintFinding(severity: .error, kind: .schema, file: file, place: place, message: message)
     }
