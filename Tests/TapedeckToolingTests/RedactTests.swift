@@ -159,6 +159,23 @@ struct RedactTests {
         #expect(try CassetteCodec().load(file).interactions.count == 3000)
     }
 
+    @Test("tapedeck redact leaves a cassette being recorded as it is and exits 1: the recorder's next save would undo it")
+    func aCassetteBeingRecordedIsLeftAlone() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("live.json")
+        try CassetteCodec().save(Self.secretCassette(), to: file)
+        let before = try Data(contentsOf: file)
+        let recorder = try Recorder(file: file, mode: .newEpisodes)
+        let refused = try ToolingTestSupport.tapedeck("redact", file.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("live.json: is being recorded by another recorder (process \(ProcessInfo.processInfo.processIdentifier))"),
+                "\(refused.stderr)")
+        #expect(try Data(contentsOf: file) == before)
+        try recorder.finish()
+        #expect(try ToolingTestSupport.tapedeck("redact", file.path).status == 0)
+        #expect(try Data(contentsOf: file) != before)
+    }
+
     @Test("tapedeck redact whose write fails exits 1, keeps the original and leaves no temporary file")
     func failedWriteKeepsOriginal() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

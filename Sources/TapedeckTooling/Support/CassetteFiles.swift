@@ -20,8 +20,17 @@ package struct CassetteFiles: Sendable {
         }
     }
 
-    /// Replaces a cassette atomically; on failure the previous file is untouched.
+    /// Replaces a cassette atomically; on failure the previous file is untouched. A cassette a
+    /// recorder is recording is left as it is (``CassetteLock``): that recorder's next save would
+    /// undo the change (a redaction among them).
     package func save(_ cassette: Cassette, to file: URL) throws(ToolingError) {
+        let lock: CassetteLock
+        do {
+            lock = try CassetteLock(for: file)
+        } catch {
+            throw ToolingError(error)
+        }
+        defer { lock.release() }
         do {
             try codec.save(cassette, to: file)
         } catch {
