@@ -33,8 +33,7 @@ struct CapturedLog: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        lines.append(message.description)
+    func log(event: LogEvent) {
+        lines.append(event.message.description)
     }
 }
