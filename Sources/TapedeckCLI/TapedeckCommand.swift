@@ -39,11 +39,3 @@ struct TapedeckCommand: AsyncParsableCommand {
         }
     }
 }
-
-/// Writes lines to the standard streams.
-enum FileHandleOutput {
-    /// Writes a line to standard error.
-    static func standardError(_ line: String) {
-        FileHandle.standardError.write(Data((line.hasSuffix("\n") ? line : line + "\n").utf8))
-    }
-}

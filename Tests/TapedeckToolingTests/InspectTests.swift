@@ -45,6 +45,26 @@ struct InspectTests {
         #expect(interactions[6]["status"] as? Int == 404)
     }
 
+    @Test("what the command line prints from a file shows control characters as escapes, never as themselves")
+    func controlCharactersAreNotSentToTheTerminal() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        // ESC [2J clears the screen; ESC ] 52 sets the clipboard in the terminals that allow it.
+        // U+009B is the one-character form of ESC [.
+        let hostile = "http://h/x\u{1B}[2J\u{1B}]52;c;ZXZpbA==\u{07}?a=\u{9B}31m"
+        let cassette = try Interactions.write([Interactions.get(hostile, answer: "x")], to: folder)
+        let inspected = try ToolingTestSupport.tapedeck("inspect", cassette.path)
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        #expect(inspected.stdout.contains(#"GET http://h/x\u{1B}[2J\u{1B}]52;c;ZXZpbA==\u{7}?a=\u{9B}31m  200"#), "\(inspected.stdout)")
+        // The same from a HAR file's skipped entry, on standard output, and a broken one's error, on standard error.
+        let har = folder.appendingPathComponent("in.har")
+        try Data(#"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [{"startedDateTime": "2026-11-21T10:00:00.000Z", "time": 0, "request": {"method": "GET", "url": "http://h/\u001b[2J", "httpVersion": "", "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0}, "response": {"status": 0, "statusText": "", "httpVersion": "", "headers": [], "cookies": [], "content": {"size": 0, "mimeType": ""}, "redirectURL": "", "headersSize": -1, "bodySize": -1}, "cache": {}, "timings": {"send": 0, "wait": 0, "receive": 0}}]}}"#.utf8).write(to: har)
+        let imported = try ToolingTestSupport.tapedeck("har", "import", har.path, "--output", folder.appendingPathComponent("from-har.json").path)
+        #expect(imported.stdout.contains(#"http://h/\u{1B}[2J"#), "\(imported.stdout) \(imported.stderr)")
+        for outcome in [inspected, imported] {
+            #expect(!outcome.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B })
+        }
+    }
+
     @Test("tapedeck inspect on a broken cassette names the file and place and exits 2")
     func commandRejectsBrokenCassette() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

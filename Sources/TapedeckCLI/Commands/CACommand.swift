@@ -22,7 +22,7 @@ struct CACommand: ParsableCommand {
         func run() throws {
             let authority = CertificateAuthority(home: CertificateAuthority.defaultHome())
             let created = try CACommand.perform { try authority.initialize() }
-            print(created ? "created \(authority.certificateFile.path)" : "exists \(authority.certificateFile.path)")
+            FileHandleOutput.standardOutput(created ? "created \(authority.certificateFile.path)" : "exists \(authority.certificateFile.path)")
         }
     }
 
@@ -33,7 +33,7 @@ struct CACommand: ParsableCommand {
         func run() throws {
             let authority = CertificateAuthority(home: CertificateAuthority.defaultHome())
             _ = try CACommand.perform { try authority.initialize() }
-            print(authority.certificateFile.path)
+            FileHandleOutput.standardOutput(authority.certificateFile.path)
         }
     }
 
@@ -44,7 +44,7 @@ struct CACommand: ParsableCommand {
         func run() throws {
             let authority = CertificateAuthority(home: CertificateAuthority.defaultHome())
             let pem = try CACommand.perform { try authority.certificatePEM() }
-            print(pem, terminator: pem.hasSuffix("\n") ? "" : "\n")
+            FileHandleOutput.standardOutput(pem)
         }
     }
 
@@ -53,7 +53,7 @@ struct CACommand: ParsableCommand {
         do {
             return try work()
         } catch {
-            FileHandle.standardError.write(Data("tapedeck ca: \(error)\n".utf8))
+            FileHandleOutput.standardError("tapedeck ca: \(error)")
             throw ExitCode(1)
         }
     }

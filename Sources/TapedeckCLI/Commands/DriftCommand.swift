@@ -71,14 +71,14 @@ struct DriftCommand: AsyncParsableCommand {
                 if showsProgress { FileHandle.standardError.write(Data("\rdrift: \(done)/\(total)".utf8)) }
             }
             if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
-            report.differences.forEach { print($0) }
-            print("\(cassette): \(report.summary)")
+            report.differences.forEach { FileHandleOutput.standardOutput("\($0)") }
+            FileHandleOutput.standardOutput("\(cassette): \(report.summary)")
             if update {
                 var refreshed = recorded
                 refreshed.interactions = report.refreshed
                 let (redacted, _) = CassetteRedaction(rules: rules).apply(to: refreshed)
                 try files.save(redacted, to: file)
-                print("\(cassette): updated with the live answers")
+                FileHandleOutput.standardOutput("\(cassette): updated with the live answers")
             }
             breaking = report.isBreaking
         } catch {

@@ -10,10 +10,10 @@ enum ForeignFileImport {
     static func run(_ source: String, into cassette: String, rules: RedactionRules) throws {
         do throws(ToolingError) {
             let result = try ForeignCassetteImporter(rules: rules).importFile(URL(fileURLWithPath: source))
-            result.skipped.forEach { print("\(source): skipped \($0)") }
-            result.changes.forEach { print("\(cassette): redacted \($0)") }
+            result.skipped.forEach { FileHandleOutput.standardOutput("\(source): skipped \($0)") }
+            result.changes.forEach { FileHandleOutput.standardOutput("\(cassette): redacted \($0)") }
             try CassetteFiles().save(result.cassette, to: URL(fileURLWithPath: cassette))
-            print("\(cassette): \(result.cassette.interactions.count) interactions imported from \(source) (\(result.layout))")
+            FileHandleOutput.standardOutput("\(cassette): \(result.cassette.interactions.count) interactions imported from \(source) (\(result.layout))")
         } catch {
             throw ToolingFailure.report(error)
         }

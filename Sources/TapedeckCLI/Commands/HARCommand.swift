@@ -62,10 +62,10 @@ struct HARExportCommand: ParsableCommand {
             let loaded = try CassetteFiles().load(URL(fileURLWithPath: cassette))
             let exporter = HARExporter(rules: redaction.rules)
             let result = try exporter.export(loaded)
-            result.changes.forEach { print("\(output): redacted \($0)") }
+            result.changes.forEach { FileHandleOutput.standardOutput("\(output): redacted \($0)") }
             let data = try exporter.encode(result.document)
             try OutputFile.write(data, to: URL(fileURLWithPath: output))
-            print("\(output): \(result.document.log.entries.count) entries exported from \(cassette)")
+            FileHandleOutput.standardOutput("\(output): \(result.document.log.entries.count) entries exported from \(cassette)")
         } catch {
             throw ToolingFailure.report(error)
         }

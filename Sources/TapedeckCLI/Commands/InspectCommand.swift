@@ -31,10 +31,10 @@ struct InspectCommand: ParsableCommand {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(Output(file: cassette, interactions: summaries))
-            print(String(decoding: data, as: UTF8.self))
+            FileHandleOutput.standardOutput(String(decoding: data, as: UTF8.self))
         } else {
-            print("\(cassette): \(summaries.count) interaction\(summaries.count == 1 ? "" : "s")")
-            for summary in summaries { print(summary.line) }
+            FileHandleOutput.standardOutput("\(cassette): \(summaries.count) interaction\(summaries.count == 1 ? "" : "s")")
+            for summary in summaries { FileHandleOutput.standardOutput(summary.line) }
         }
     }
 }

@@ -67,11 +67,11 @@ struct LintCommand: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(findings), as: UTF8.self))
+            FileHandleOutput.standardOutput(String(decoding: try encoder.encode(findings), as: UTF8.self))
         } else {
-            findings.forEach { print($0) }
+            findings.forEach { FileHandleOutput.standardOutput("\($0)") }
             let checked = "\(cassettes.count) cassette\(cassettes.count == 1 ? "" : "s")"
-            print(findings.isEmpty ? "\(checked): clean" : "\(checked): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            FileHandleOutput.standardOutput(findings.isEmpty ? "\(checked): clean" : "\(checked): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode(1) }
     }

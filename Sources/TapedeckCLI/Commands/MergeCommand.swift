@@ -27,7 +27,7 @@ struct MergeCommand: ParsableCommand {
         do throws(ToolingError) {
             let merged = try CassetteMerger().merge(cassettes.map { URL(fileURLWithPath: $0) })
             try CassetteFiles().save(merged, to: URL(fileURLWithPath: output))
-            print("\(output): \(merged.interactions.count) interactions from \(cassettes.count) cassettes")
+            FileHandleOutput.standardOutput("\(output): \(merged.interactions.count) interactions from \(cassettes.count) cassettes")
         } catch {
             throw ToolingFailure.report(error)
         }

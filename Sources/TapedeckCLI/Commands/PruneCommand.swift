@@ -41,15 +41,15 @@ struct PruneCommand: ParsableCommand {
             let (pruned, removed) = try CassettePruner(journal: document, names: names, force: force).prune(loaded, file: cassette)
             for index in removed {
                 let request = loaded.interactions[index].request
-                print("\(cassette): interactions[\(index)] \(request.method) \(request.url): never played, dropped")
+                FileHandleOutput.standardOutput("\(cassette): interactions[\(index)] \(request.method) \(request.url): never played, dropped")
             }
             let summary = "kept \(pruned.interactions.count) of \(loaded.interactions.count) interactions"
             if dryRun {
-                print("\(cassette): \(summary) (dry run, not written)")
+                FileHandleOutput.standardOutput("\(cassette): \(summary) (dry run, not written)")
             } else {
                 let destination = output ?? cassette
                 if !removed.isEmpty || output != nil { try files.save(pruned, to: URL(fileURLWithPath: destination)) }
-                print("\(destination): \(summary)")
+                FileHandleOutput.standardOutput("\(destination): \(summary)")
             }
         } catch {
             throw ToolingFailure.report(error)

@@ -40,18 +40,18 @@ struct RedactCommand: ParsableCommand {
             let folder: ((BodyFile) -> URL)? = dryRun ? nil : { $0.url.deletingLastPathComponent() }
             for (path, cassette) in loaded {
                 let (redacted, changes) = try step.apply(to: cassette, largeBodiesInto: folder)
-                changes.forEach { print("\(path): \($0)") }
+                changes.forEach { FileHandleOutput.standardOutput("\(path): \($0)") }
                 if changes.isEmpty {
-                    print("\(path): nothing to redact")
+                    FileHandleOutput.standardOutput("\(path): nothing to redact")
                 } else if dryRun {
-                    print("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") (dry run, not written)")
+                    FileHandleOutput.standardOutput("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") (dry run, not written)")
                 } else {
                     try files.save(redacted, to: URL(fileURLWithPath: path))
-                    print("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") written")
+                    FileHandleOutput.standardOutput("\(path): \(changes.count) change\(changes.count == 1 ? "" : "s") written")
                     for replaced in CassetteRedaction.replacedSideFiles(from: cassette, to: redacted) {
                         do {
                             try FileManager.default.removeItem(at: replaced)
-                            print("\(path): removed \(replaced.lastPathComponent), the side file as it was before redaction")
+                            FileHandleOutput.standardOutput("\(path): removed \(replaced.lastPathComponent), the side file as it was before redaction")
                         } catch {
                             FileHandleOutput.standardError("tapedeck redact: \(path): could not remove \(replaced.path), which still holds the secrets: \(error)")
                         }

@@ -6,18 +6,13 @@ import TapedeckTooling
 enum ToolingFailure {
     /// Prints the error and returns the exit code to throw.
     static func report(_ error: ToolingError) -> ExitCode {
-        printError("error: \(error)")
+        FileHandleOutput.standardError("error: \(error)")
         return ExitCode(error.isBadInput ? 2 : 1)
     }
 
     /// Prints a usage mistake with a pointer to the help, and returns exit status 2 (the contract's bad usage).
     static func usage(_ message: String, command: String) -> ExitCode {
-        printError("error: \(message)\nSee 'tapedeck \(command) --help'.")
+        FileHandleOutput.standardError("error: \(message)\nSee 'tapedeck \(command) --help'.")
         return ExitCode(2)
-    }
-
-    /// Prints one line on stderr.
-    static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
