@@ -124,6 +124,9 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
         guard let code = payload.readInteger(as: UInt16.self) else {
             return fail(Violation(code: 1002, reason: "a close frame of one byte"), context: context)
         }
+        if let refusal = WebSocketMessage.closeCodeRefusal(code) {
+            return fail(Violation(code: 1002, reason: refusal), context: context)
+        }
         guard let reason = String(data: Data(payload.readableBytesView), encoding: .utf8) else {
             return fail(Violation(code: 1007, reason: "a close reason that is not valid UTF-8"), context: context)
         }

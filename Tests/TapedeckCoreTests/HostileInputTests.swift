@@ -66,6 +66,20 @@ struct HostileInputTests {
         #expect(stubs.answer(request(url: "/x"), session: "")?.response.status == 101)
     }
 
+    @Test("a WebSocket close code no close frame may carry does not load: the client failed the connection with 1002")
+    func unsendableCloseCodesAreRefusedAtLoad() throws {
+        func recorded(_ close: String) -> String {
+            #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/ws"}, "response": {"status": 101}, "websocket": [{"from": "server", "close": \#(close)}]}]}"#
+        }
+        for code in [0, 999, 1004, 1005, 1006, 1015, 2000, 5000] {
+            #expect { try cassette(recorded("\(code)")) } throws: {
+                "\($0)".contains("interactions[0].websocket[0].close") && "\($0)".contains("close code \(code) may not be sent")
+            }
+        }
+        for code in [1000, 1003, 1007, 1014, 3000, 4999] { #expect(try cassette(recorded("\(code)")).interactions.count == 1) }
+        #expect(try cassette(recorded("null")).interactions.count == 1, "a close frame without a code")
+    }
+
     @Test("row 5: delays past a day are refused where they are read, naming the field")
     func hugeDelaysAreRefused() {
         let stub = #"{"version": 1, "interactions": [], "stubs": [{"request": {"path": "/slow"}, "response": {"status": 200, "delayMs": 1e13}}]}"#

@@ -123,6 +123,8 @@ import Testing
         ("a message over the limit in fragments", 1009),
         ("a continuation with nothing to continue", 1002),
         ("a close reason that is not UTF-8", 1007),
+        ("close code 1005, which only reports a close without a frame", 1002),
+        ("close code 999, below every defined one", 1002),
     ])
     func aPeerBreakingTheProtocolIsClosedWithTheCodeThatNamesIt(_ case: String, _ code: Int) throws {
         let channel = try channel()
@@ -136,6 +138,8 @@ import Testing
         case "a message over the limit in fragments": [frame(.binary, Array(repeating: 1, count: 40), fin: false),
                                                        frame(.continuation, Array(repeating: 1, count: 40))]
         case "a continuation with nothing to continue": [frame(.continuation, [1])]
+        case "close code 1005, which only reports a close without a frame": [frame(.connectionClose, [0x03, 0xED])]
+        case "close code 999, below every defined one": [frame(.connectionClose, [0x03, 0xE7, 0x61])]
         default: [frame(.connectionClose, [0x03, 0xE8, 0xFF])]
         }
         for frame in bad { try channel.writeInbound(frame) }

@@ -113,6 +113,9 @@ extension WebSocketMessage: Codable {
             content = .binary(data)
         default:
             let code = try container.decodeIfPresent(UInt16.self, forKey: .close)
+            if let refusal = code.flatMap(WebSocketMessage.closeCodeRefusal) {
+                throw DecodingError.dataCorruptedError(forKey: .close, in: container, debugDescription: refusal)
+            }
             let reason = try container.decodeIfPresent(String.self, forKey: .reason) ?? ""
             guard reason.utf8.count <= WebSocketMessage.maximumReasonBytes else {
                 throw DecodingError.dataCorruptedError(forKey: .reason, in: container,
@@ -140,6 +143,18 @@ extension WebSocketMessage: Codable {
 
     /// The most bytes a close frame's reason may have (125 for the frame, less 2 for the code).
     public static let maximumReasonBytes = 123
+
+    /// Why a close frame may not carry `code`, or nil when it may (RFC 6455 section 7.4): the
+    /// codes defined for use (1000 to 1003, 1007 to 1014) and those left to libraries and
+    /// applications (3000 to 4999). 1005, 1006 and 1015 only report a close without a frame, and
+    /// the rest are reserved: a client receiving one fails the connection (1002), as a peer
+    /// sending one to Tapedeck gets 1002 too.
+    public static func closeCodeRefusal(_ code: UInt16) -> String? {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: nil
+        default: "close code \(code) may not be sent in a close frame (RFC 6455 section 7.4): use 1000 to 1003, 1007 to 1014 or 3000 to 4999"
+        }
+    }
 
     /// The HTTP scheme a WebSocket handshake travels over, which a cassette keeps: `ws` is `http`
     /// and `wss` is `https` (any case); any other scheme is returned as it is.
