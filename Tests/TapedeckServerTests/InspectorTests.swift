@@ -190,6 +190,22 @@ struct InspectorTests {
         }
     }
 
+    @Test("a listener that stops reading is cut off once it leaves 1 MiB unread: before, the server kept every later event for it")
+    func aStalledListenerIsCutOff() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
+            let events = try #require(harness.responder.admin.inspector?.exchanges.events)
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            socket.send("GET /__tapedeck/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            _ = await socket.read { String(decoding: $0, as: UTF8.self).contains(": listening") }
+            // From here it reads nothing: 16 MiB of events fill the sockets' buffers and then the server's.
+            let data = String(repeating: "x", count: 64 * 1024)
+            for _ in 0..<256 { events.publish(event: "exchange", data: data) }
+            for _ in 0..<250 where events.listenerCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(events.listenerCount == 0)
+            #expect(await socket.read().ending == .closed, "its stream is closed; its page reconnects and reloads")
+        }
+    }
+
     @Test("the exchange store is bounded: the oldest go, and each body keeps at most its limit")
     func storeIsBounded() throws {
         let store = ExchangeStore(capacity: 2, bodyLimit: 8)

@@ -8,24 +8,32 @@ import NIOHTTP1
 /// to every page listening. Each new exchange is an `exchange` event whose data is its
 /// ``ExchangeSummary`` as one line of JSON; `reset` says the exchanges were cleared. A comment
 /// every ``heartbeat`` keeps proxies from closing the stream; a listener is forgotten when its
-/// connection closes.
+/// connection closes, and cut off when it leaves more than ``maxUnsentBytes`` unread (a page
+/// reconnects by itself, and reloads the exchanges when it does).
 package final class InspectorEvents: Sendable {
     /// How often a silent stream gets a comment line.
     package let heartbeat: TimeAmount
     /// The most listeners at once; a page over that gets 503 (a leaked tab must not grow the server).
     package let maxListeners: Int
+    /// The most bytes of events a listener may leave unread before its stream is closed: one
+    /// that stops reading (a stalled tab, a suspended process) held every later event in the
+    /// server's memory, about 10 MB a second under load.
+    package let maxUnsentBytes: Int
 
     private struct Listener {
         let sink: ResponseSink
         let pulse: RepeatedTask
+        /// Bytes written to it that its connection has not sent yet.
+        var unsent = 0
     }
 
     private let listeners = Locked<(next: Int, byID: [Int: Listener])>((0, [:]))
 
     /// Creates a stream with no listener yet.
-    package init(heartbeat: TimeAmount = .seconds(15), maxListeners: Int = 32) {
+    package init(heartbeat: TimeAmount = .seconds(15), maxListeners: Int = 32, maxUnsentBytes: Int = 1 << 20) {
         self.heartbeat = heartbeat
         self.maxListeners = maxListeners
+        self.maxUnsentBytes = maxUnsentBytes
     }
 
     /// How many pages listen now.
@@ -86,7 +94,22 @@ package final class InspectorEvents: Sendable {
     }
 
     private func write(_ buffer: ByteBuffer, to id: Int, sink: ResponseSink) {
-        sink.writeBody(buffer).whenFailure { [weak self] _ in self?.drop(id) }
+        let size = buffer.readableBytes
+        let fallenBehind = listeners.withLock { state -> Bool in
+            state.byID[id]?.unsent += size
+            return (state.byID[id]?.unsent ?? 0) > maxUnsentBytes
+        }
+        if fallenBehind {
+            drop(id)
+            sink.abort()
+            return
+        }
+        sink.writeBody(buffer).whenComplete { [weak self] written in
+            switch written {
+            case .success: self?.listeners.withLock { $0.byID[id]?.unsent -= size }
+            case .failure: self?.drop(id)
+            }
+        }
     }
 
     /// Forgets a listener whose connection is gone.
