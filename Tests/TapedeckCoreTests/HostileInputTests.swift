@@ -80,6 +80,14 @@ struct HostileInputTests {
         #expect(try cassette(recorded("null")).interactions.count == 1, "a close frame without a code")
     }
 
+    @Test("a recorded time below zero does not load, naming the field: a timing, a chunk's offset")
+    func negativeRecordedTimesAreRefused() {
+        let timing = #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/x"}, "response": {"status": 200}, "timing": {"firstByteMs": 1, "totalMs": -1e308}}]}"#
+        #expect { try cassette(timing) } throws: { "\($0)".contains("interactions[0].timing.totalMs") && "\($0)".contains("0 or more") }
+        let chunk = #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/x"}, "response": {"status": 200}, "chunks": [{"atMs": -5, "text": "a"}]}]}"#
+        #expect { try cassette(chunk) } throws: { "\($0)".contains("interactions[0].chunks[0].atMs") }
+    }
+
     @Test("row 5: delays past a day are refused where they are read, naming the field")
     func hugeDelaysAreRefused() {
         let stub = #"{"version": 1, "interactions": [], "stubs": [{"request": {"path": "/slow"}, "response": {"status": 200, "delayMs": 1e13}}]}"#

@@ -65,6 +65,13 @@ struct InspectTests {
         }
     }
 
+    @Test("a recorded time past Int's range is printed, not a trap")
+    func hugeTimesArePrinted() {
+        var interaction = Interactions.get("http://h/slow", answer: "x")
+        interaction.timing = Timing(firstByteMs: 1e300, totalMs: 1e308)
+        #expect(InteractionSummary(index: 0, interaction: interaction).line.contains(" ms"))
+    }
+
     @Test("tapedeck inspect on a broken cassette names the file and place and exits 2")
     func commandRejectsBrokenCassette() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

@@ -135,7 +135,7 @@ extension StreamChunk: Codable {
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        atMs = try container.decode(Double.self, forKey: .atMs)
+        atMs = try container.decodeMilliseconds(forKey: .atMs)
         if let text = try container.decodeIfPresent(String.self, forKey: .text) {
             data = Data(text.utf8)
         } else if let encoded = try container.decodeIfPresent(String.self, forKey: .base64),
@@ -231,6 +231,25 @@ extension Cassette: Decodable {
 }
 
 extension KeyedDecodingContainer {
+    /// Decodes a recorded time in milliseconds (a timing, a chunk's or message's offset),
+    /// refusing a negative one: nothing happens before the moment it is measured from.
+    func decodeMillisecondsIfPresent(forKey key: Key) throws -> Double? {
+        guard let milliseconds = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard milliseconds >= 0, milliseconds.isFinite else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self,
+                                                   debugDescription: "\(key.stringValue) must be a number of milliseconds, 0 or more, not \(milliseconds)")
+        }
+        return milliseconds
+    }
+
+    /// ``decodeMillisecondsIfPresent(forKey:)`` for a time that must be there.
+    func decodeMilliseconds(forKey key: Key) throws -> Double {
+        guard let milliseconds = try decodeMillisecondsIfPresent(forKey: key) else {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "\(key.stringValue) is required"))
+        }
+        return milliseconds
+    }
+
     /// Decodes a hand-set delay in milliseconds, refusing one out of range (``LatencyModel/isValidDelay(_:)``).
     func decodeDelayIfPresent(forKey key: Key) throws -> Double? {
         guard let milliseconds = try decodeIfPresent(Double.self, forKey: key) else { return nil }

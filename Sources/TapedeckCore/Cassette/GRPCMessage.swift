@@ -110,10 +110,7 @@ extension GRPCMessage: Codable {
         }
         bytes = data
         compressed = try container.decodeIfPresent(Bool.self, forKey: .compressed) ?? false
-        atMs = try container.decodeIfPresent(Double.self, forKey: .atMs)
-        if let atMs, !(atMs >= 0 && atMs.isFinite) {
-            throw DecodingError.dataCorruptedError(forKey: .atMs, in: container, debugDescription: "atMs \(atMs) is not a time from the first byte")
-        }
+        atMs = try container.decodeMillisecondsIfPresent(forKey: .atMs)
         guard bytes.count <= Int(UInt32.max) else {
             throw DecodingError.dataCorruptedError(forKey: .base64, in: container, debugDescription: "a gRPC message is at most 4 GiB")
         }

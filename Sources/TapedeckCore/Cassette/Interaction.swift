@@ -44,6 +44,12 @@ public struct Interaction: Sendable, Hashable {
 public struct Timing: Sendable, Hashable, Codable {
     private typealias CodingKeys = TimingCodingKey
 
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        firstByteMs = try container.decodeMilliseconds(forKey: .firstByteMs)
+        totalMs = try container.decodeMilliseconds(forKey: .totalMs)
+    }
+
     /// Until the first response byte (the head).
     public var firstByteMs: Double
     /// Until the last response byte.

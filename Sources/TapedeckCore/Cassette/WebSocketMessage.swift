@@ -94,10 +94,7 @@ extension WebSocketMessage: Codable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         from = try container.decode(Side.self, forKey: .from)
-        atMs = try container.decodeIfPresent(Double.self, forKey: .atMs) ?? 0
-        guard atMs.isFinite, atMs >= 0 else {
-            throw DecodingError.dataCorruptedError(forKey: .atMs, in: container, debugDescription: "atMs must be a number of milliseconds, 0 or more")
-        }
+        atMs = try container.decodeMillisecondsIfPresent(forKey: .atMs) ?? 0
         let forms = [CodingKeys.text, .base64, .close].filter(container.contains)
         guard forms.count == 1 else {
             throw DecodingError.dataCorruptedError(forKey: .text, in: container,

@@ -91,6 +91,7 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
     }
 
     private static func milliseconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        // Whole numbers as such; past 2^53 a Double holds whole numbers only, and one past Int's range would trap.
+        value == value.rounded() && abs(value) < 0x1p53 ? String(Int(value)) : String(format: "%.1f", value)
     }
 }
