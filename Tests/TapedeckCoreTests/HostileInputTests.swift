@@ -88,6 +88,16 @@ struct HostileInputTests {
         #expect { try cassette(chunk) } throws: { "\($0)".contains("interactions[0].chunks[0].atMs") }
     }
 
+    @Test("a long value where another was expected is named, not quoted whole")
+    func longValuesAreNotQuotedWhole() {
+        let long = String(repeating: "x", count: 70_000)
+        let json = #"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/ws"}, "response": {"status": 101}, "websocket": [{"from": "\#(long)", "text": "a"}]}]}"#
+        #expect { try cassette(json) } throws: { error in
+            let text = "\(error)"
+            return text.contains("interactions[0].websocket[0].from") && text.count < 1000 && text.contains("characters in all")
+        }
+    }
+
     @Test("row 5: delays past a day are refused where they are read, naming the field")
     func hugeDelaysAreRefused() {
         let stub = #"{"version": 1, "interactions": [], "stubs": [{"request": {"path": "/slow"}, "response": {"status": 200, "delayMs": 1e13}}]}"#

@@ -114,12 +114,12 @@ public struct CassetteCodec: Sendable {
     static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
         switch error {
         case let .typeMismatch(_, context), let .valueNotFound(_, context):
-            return .content(path: path(context.codingPath), message: context.debugDescription)
+            return .content(path: path(context.codingPath), message: DecodingMessage.shortened(context.debugDescription))
         case let .keyNotFound(key, context):
             return .content(path: path(context.codingPath + [key]), message: "required field is missing")
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty, let syntax = JSONSyntaxLocator.locate(in: data) { return syntax }
-            return .content(path: path(context.codingPath), message: context.debugDescription)
+            return .content(path: path(context.codingPath), message: DecodingMessage.shortened(context.debugDescription))
         @unknown default:
             return .content(path: "", message: "\(error)")
         }

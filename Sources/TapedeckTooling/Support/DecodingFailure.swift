@@ -1,4 +1,5 @@
 import Foundation
+import TapedeckCore
 
 /// Turns a JSON decoding failure of an input file into a place and a message users can act on.
 enum DecodingFailure {
@@ -7,7 +8,7 @@ enum DecodingFailure {
         guard let error = error as? DecodingError else { return ("", "\(error)") }
         switch error {
         case let .typeMismatch(type, context):
-            return (path(context.codingPath), "expected \(type): \(context.debugDescription)")
+            return (path(context.codingPath), "expected \(type): \(DecodingMessage.shortened(context.debugDescription))")
         case let .valueNotFound(type, context):
             return (path(context.codingPath), "expected \(type), found null")
         case let .keyNotFound(key, context):
@@ -16,7 +17,7 @@ enum DecodingFailure {
             if context.codingPath.isEmpty, (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
                 return ("", "not valid JSON: \(underlying(context))")
             }
-            return (path(context.codingPath), context.debugDescription)
+            return (path(context.codingPath), DecodingMessage.shortened(context.debugDescription))
         @unknown default:
             return ("", "\(error)")
         }
