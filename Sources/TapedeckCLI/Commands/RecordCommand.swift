@@ -81,8 +81,7 @@ struct RecordCommand: AsyncParsableCommand {
         } catch {
             FileHandleOutput.standardError("tapedeck record: \(error)")
             // Bad usage or input, but for a cassette another recorder holds: a failure of the moment.
-            if let error = error as? CassetteError, case .inUse = error.kind { throw ExitCode(1) }
-            throw ExitCode(2)
+            throw ExitCode((error as? CassetteError)?.isBadInput == false ? 1 : 2)
         }
         if insecureUpstream {
             FileHandleOutput.standardError("tapedeck record: warning: --insecure-upstream: upstream TLS certificates are NOT verified")

@@ -130,6 +130,22 @@ extension CassetteResponse: Codable {
     }
 }
 
+extension Timing: Codable {
+    private typealias CodingKeys = TimingCodingKey
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        firstByteMs = try container.decodeMilliseconds(forKey: .firstByteMs)
+        totalMs = try container.decodeMilliseconds(forKey: .totalMs)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(firstByteMs, forKey: .firstByteMs)
+        try container.encode(totalMs, forKey: .totalMs)
+    }
+}
+
 extension StreamChunk: Codable {
     private typealias CodingKeys = ChunkCodingKey
 
@@ -231,18 +247,21 @@ extension Cassette: Decodable {
 }
 
 extension KeyedDecodingContainer {
-    /// Decodes a recorded time in milliseconds (a timing, a chunk's or message's offset),
-    /// refusing a negative one: nothing happens before the moment it is measured from.
-    func decodeMillisecondsIfPresent(forKey key: Key) throws -> Double? {
+    /// Decodes a time in milliseconds (a timing, a chunk's or message's offset, a hand-set delay),
+    /// refusing a negative one (nothing happens before the moment it is measured from) and one
+    /// above `maximum` when there is one.
+    func decodeMillisecondsIfPresent(forKey key: Key, atMost maximum: Double = .infinity) throws -> Double? {
         guard let milliseconds = try decodeIfPresent(Double.self, forKey: key) else { return nil }
-        guard milliseconds >= 0, milliseconds.isFinite else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self,
-                                                   debugDescription: "\(key.stringValue) must be a number of milliseconds, 0 or more, not \(milliseconds)")
+        guard milliseconds.isFinite, (0...maximum).contains(milliseconds) else {
+            let range = maximum.isFinite ? "from 0 to \(Int(maximum))" : "0 or more"
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self,
+                debugDescription: "\(key.stringValue) must be a number of milliseconds \(range), not \(milliseconds)")
         }
         return milliseconds
     }
 
-    /// ``decodeMillisecondsIfPresent(forKey:)`` for a time that must be there.
+    /// ``decodeMillisecondsIfPresent(forKey:atMost:)`` for a time that must be there.
     func decodeMilliseconds(forKey key: Key) throws -> Double {
         guard let milliseconds = try decodeMillisecondsIfPresent(forKey: key) else {
             throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "\(key.stringValue) is required"))
@@ -250,14 +269,8 @@ extension KeyedDecodingContainer {
         return milliseconds
     }
 
-    /// Decodes a hand-set delay in milliseconds, refusing one out of range (``LatencyModel/isValidDelay(_:)``).
+    /// Decodes a hand-set delay in milliseconds, from 0 to ``LatencyModel/maximumDelayMilliseconds``.
     func decodeDelayIfPresent(forKey key: Key) throws -> Double? {
-        guard let milliseconds = try decodeIfPresent(Double.self, forKey: key) else { return nil }
-        guard LatencyModel.isValidDelay(milliseconds) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self,
-                debugDescription: "\(key.stringValue) must be from 0 to \(Int(LatencyModel.maximumDelayMilliseconds)) milliseconds (one day), not \(milliseconds)")
-        }
-        return milliseconds
+        try decodeMillisecondsIfPresent(forKey: key, atMost: LatencyModel.maximumDelayMilliseconds)
     }
 }

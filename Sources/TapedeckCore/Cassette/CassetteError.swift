@@ -28,6 +28,13 @@ public struct CassetteError: Error, CustomStringConvertible, Sendable, Equatable
         self.kind = kind
     }
 
+    /// Whether the input or its use was at fault (a tool's exit status 2), rather than the moment
+    /// (exit status 1): every kind but ``Kind/inUse(process:)``.
+    public var isBadInput: Bool {
+        if case .inUse = kind { return false }
+        return true
+    }
+
     public var description: String {
         let name = file ?? "cassette"
         switch kind {

@@ -41,15 +41,7 @@ public struct Interaction: Sendable, Hashable {
 }
 
 /// Response timing measured at the proxy, in milliseconds from sending the request upstream.
-public struct Timing: Sendable, Hashable, Codable {
-    private typealias CodingKeys = TimingCodingKey
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        firstByteMs = try container.decodeMilliseconds(forKey: .firstByteMs)
-        totalMs = try container.decodeMilliseconds(forKey: .totalMs)
-    }
-
+public struct Timing: Sendable, Hashable {
     /// Until the first response byte (the head).
     public var firstByteMs: Double
     /// Until the last response byte.

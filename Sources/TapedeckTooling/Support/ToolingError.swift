@@ -36,9 +36,7 @@ package struct ToolingError: Error, CustomStringConvertible, Sendable, Equatable
     /// Whether the input was at fault (exit status 2) rather than the system (exit status 1).
     package var isBadInput: Bool {
         switch kind {
-        case .cassette(let error):
-            if case .inUse = error.kind { return false }
-            return true
+        case .cassette(let error): return error.isBadInput
         case .badInput, .incompatibleVersion, .unsafeJournal: return true
         case .io: return false
         }
