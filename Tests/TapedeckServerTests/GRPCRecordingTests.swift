@@ -65,6 +65,8 @@ import Testing
             let failed = try #require(byPath["/demo.Greeter/Fail"])
             #expect(failed.response.trailers?["grpc-status"] == "5", "a trailers-only answer keeps its status as trailers")
             #expect(failed.response.headers.map(\.name) == ["content-type"])
+            #expect(cassette.interactions.compactMap { GRPCCall.statusProblem(of: $0.response) } == [],
+                    "every recorded status reads as the client read it (what lint checks)")
             let text = try String(contentsOf: file, encoding: .utf8)
             #expect(text.contains(#""grpc" : ["#), "bodies are stored as message lists")
             #expect(text.contains(#""atMs" : "#) && !text.contains(#""chunks""#), "a streamed answer's messages carry their times")

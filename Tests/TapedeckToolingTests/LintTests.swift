@@ -143,6 +143,32 @@ struct LintTests {
         #expect(findings.allSatisfy { $0.kind == .content && $0.severity == .warning })
     }
 
+    @Test("a gRPC answer's status a client cannot read is a warning: none, two, or not a number")
+    func unreadableGRPCStatusesAreWarned() {
+        func call(trailers: HeaderList?, head: HeaderList = ["content-type": "application/grpc"]) -> Interaction {
+            var interaction = Interactions.get("http://h/demo.Greeter/SayHello", answer: "")
+            interaction.request.method = "POST"
+            interaction.request.headers = ["content-type": "application/grpc"]
+            interaction.response.headers = head
+            interaction.response.trailers = trailers
+            return interaction
+        }
+        let cassette = Cassette(interactions: [
+            call(trailers: ["grpc-status": "0"]),
+            call(trailers: nil, head: ["content-type": "application/grpc+proto", "grpc-status": "5"]),
+            call(trailers: ["grpc-message": "no status"]),
+            call(trailers: HeaderList([HeaderField(name: "grpc-status", value: "0"), HeaderField(name: "grpc-status", value: "13")])),
+            call(trailers: ["grpc-status": "OK"]),
+            call(trailers: ["grpc-status": "0"], head: ["content-type": "application/grpc", "grpc-status": "0"]),
+        ])
+        let findings = CassetteLinter().lint(cassette, file: "c.json").filter { $0.kind == .content }
+        #expect(findings.map(\.place) == [2, 3, 4, 5].map { "interactions[\($0)].response.trailers" }, "\(findings)")
+        #expect(findings.allSatisfy { $0.severity == .warning })
+        #expect(findings.first?.message.contains("no grpc-status") == true)
+        #expect(findings.dropFirst().first?.message.contains("given 2 times (0, 13)") == true)
+        #expect(findings.dropFirst(2).first?.message.contains("\"OK\" is not a status code") == true)
+    }
+
     @Test("missing timing is a warning unless a delay is set by hand")
     func missingTimingIsWarned() {
         var delayed = Interactions.get("http://h/b", answer: "x", timed: false)

@@ -36,6 +36,26 @@ package enum GRPCCall {
     /// The trailers of a call that ran past its deadline, as a server reports it: `DEADLINE_EXCEEDED`.
     package static let deadlineExceeded: HeaderList = ["grpc-status": "4", "grpc-message": "Deadline Exceeded"]
 
+    /// What a gRPC client cannot read in a recorded answer's status, or nil when it reads it (or
+    /// the answer is not gRPC's). A client takes its call's outcome from exactly one `grpc-status`,
+    /// a decimal code, in the trailers (or the head of a trailers-only answer); without one, or
+    /// with two, grpcio and grpc-swift end the call as broken (INTERNAL or UNKNOWN) whatever the
+    /// recording meant. `tapedeck lint` reports it; replay serves the answer as it stands.
+    package static func statusProblem(of response: CassetteResponse) -> String? {
+        guard isGRPC(contentType: response.headers["Content-Type"]) else { return nil }
+        let statuses = (response.trailers ?? HeaderList()).values(for: "grpc-status") + response.headers.values(for: "grpc-status")
+        guard let status = statuses.first else {
+            return "a gRPC answer with no grpc-status in its trailers: a client ends the call as broken (INTERNAL or UNKNOWN)"
+        }
+        guard statuses.count == 1 else {
+            return "grpc-status is given \(statuses.count) times (\(DecodingMessage.shortened(statuses.joined(separator: ", ")))): a client reads exactly one"
+        }
+        guard !status.isEmpty, status.utf8.count <= 9, status.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return "grpc-status \"\(DecodingMessage.shortened(status))\" is not a status code (a decimal number, 0 for OK)"
+        }
+        return nil
+    }
+
     /// A trailers-only answer (an error with no message: one HEADERS frame holding the status)
     /// split into the head it is replayed with, its Content-Type alone, and its trailers (the
     /// status and every other field but the length, all trailing metadata), as a client reads it. Nil when the

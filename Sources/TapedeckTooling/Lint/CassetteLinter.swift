@@ -82,6 +82,9 @@ package struct CassetteLinter: Sendable {
                          "a pseudo-header name in a response field, which replay leaves out (a field name is a token): remove it")
                 }
             }
+            if let problem = GRPCCall.statusProblem(of: interaction.response) {
+                warn(.content, "\(place).response.trailers", problem)
+            }
             if interaction.chunks != nil && !interaction.response.body.isEmpty {
                 warn(.content, "\(place).response.body", "has both a body and chunks; replay serves the chunks and ignores the body")
             }
