@@ -158,6 +158,25 @@ struct StubTests {
         #expect(text("/else") == "late")
     }
 
+    @Test("a computed answer whose status cannot answer a request is refused as it answers: 500 naming the stub and why",
+          arguments: [(103, "interim answer"), (101, "interim answer"), (42, "not a status code"), (1000, "not a status code")])
+    func computedStatusesAreChecked(status: Int, why: String) {
+        let stubs = [
+            Stub(name: "odd", request: RequestPattern(path: "/odd")) { _ in StubResponse(status: status) },
+            Stub(name: "chat", request: RequestPattern(path: "/chat")) { _ in
+                StubResponse(status: 101, websocket: [WebSocketMessage(from: .server, atMs: 0, content: .text("hi"))])
+            },
+        ]
+        let player = Player(cassette: Cassette(), name: "c", stubs: stubs)
+        guard case .played(let refused) = player.play(request(url: "/odd")),
+              case .played(let chat) = player.play(request(url: "/chat")) else { Issue.record("not served"); return }
+        #expect(refused.interaction.response.status == 500)
+        #expect(refused.interaction.response.headers["Tapedeck-Error"] == "stub-status-refused")
+        let text = refused.interaction.response.body.text ?? ""
+        #expect(text.contains("stub \"odd\"") && text.contains(why), "\(text)")
+        #expect(chat.interaction.response.status == 101, "101 with its conversation answers")
+    }
+
     @Test("faults come back as values for the doors to perform")
     func faults() throws {
         let player = Player(cassette: try CassetteCodec().load(Self.example), name: "stubs-example")

@@ -164,7 +164,13 @@ public final class StubSet: Sendable {
         var response: StubResponse
         switch chosen.stub.answer {
         case .response(let value): response = value
-        case .compute(let respond): response = respond(stubRequest)
+        case .compute(let respond):
+            response = respond(stubRequest)
+            // A decoded stub's status was checked when read; Swift code's is checked here, as it answers.
+            if let refusal = Self.statusRefusal(response) {
+                return Served(stub: chosen.stub, response: Self.notServed(chosen.stub, because: refusal, tag: "stub-status-refused"),
+                              playCount: chosen.playCount)
+            }
         }
         if response.templated {
             let (stub, playCount, now) = (chosen.stub.id, chosen.playCount, now)
@@ -173,18 +179,26 @@ public final class StubSet: Sendable {
             do {
                 response = try StubTemplate.expand(response, in: context, limit: maxTemplateOutput)
             } catch {
-                response = Self.templateFailure(error, stub: chosen.stub)
+                response = Self.notServed(chosen.stub, because: "\(error)", tag: "template-failed")
             }
         }
         return Served(stub: chosen.stub, response: response, playCount: chosen.playCount)
     }
 
-    /// The answer of a stub whose templates could not be expanded: 500, naming the stub and why.
-    private static func templateFailure(_ error: StubTemplateError, stub: Stub) -> StubResponse {
+    /// Why a computed response cannot answer a request (``AnswerStatusRule``, and a status of three
+    /// digits, as a stub file's must be), or nil when it can.
+    private static func statusRefusal(_ response: StubResponse) -> String? {
+        guard (100...999).contains(response.status) else { return "status \(response.status) is not a status code (100 to 999)" }
+        return AnswerStatusRule.refusal(status: response.status, hasConversation: response.websocket != nil)
+    }
+
+    /// The answer of a stub that could not be served (its templates did not expand, or its computed
+    /// status cannot answer): 500, naming the stub and why, with `Tapedeck-Error: tag`.
+    private static func notServed(_ stub: Stub, because reason: String, tag: String) -> StubResponse {
         let name = stub.name.map { "\"\($0)\" (\(stub.id))" } ?? stub.id
         return StubResponse(status: 500,
-                            headers: ["Content-Type": "text/plain; charset=utf-8", "Tapedeck-Error": "template-failed"],
-                            body: Body(text: "stub \(name) was not served: \(error)\n"))
+                            headers: ["Content-Type": "text/plain; charset=utf-8", "Tapedeck-Error": tag],
+                            body: Body(text: "stub \(name) was not served: \(reason)\n"))
     }
 
     /// The nearest stubs for a request that none answers, each with the pattern field it failed:
