@@ -196,6 +196,28 @@ struct LintTests {
         #expect(findings.first?.place.hasPrefix(place) == true, "\(findings)")
     }
 
+    @Test("every interaction that does not load is reported, each at its place, not only the first")
+    func everyBrokenInteractionIsReported() throws {
+        let good = #"{"request": {"method": "GET", "url": "/ok"}, "response": {"status": 200}}"#
+        let interactions = [
+            good,
+            #"{"request": {"method": "GET", "url": "/a"}, "response": {"status": 999}}"#,
+            good,
+            #"{"request": {"method": "GET"}, "response": {"status": 200}}"#,
+            #"{"request": {"method": "GET", "url": "/c"}, "response": {"status": 200}, "timing": {"firstByteMs": -1, "totalMs": 2}}"#,
+        ]
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("bad.json")
+        try Data(#"{"version": 1, "interactions": [\#(interactions.joined(separator: ",\n"))]}"#.utf8).write(to: file)
+        let findings = CassetteLinter().lint(file: file)
+        #expect(findings.map(\.place) == ["interactions[1].response.status", "interactions[3].request.url", "interactions[4].timing.firstByteMs"],
+                "\(findings)")
+        #expect(findings.allSatisfy { $0.severity == .error && $0.kind == .schema })
+        // Where the first error is not an interaction's, it is the one reported.
+        try Data(#"{"version": 1, "meta": 3, "interactions": [\#(interactions[1])]}"#.utf8).write(to: file)
+        #expect(CassetteLinter().lint(file: file).map(\.place) == ["meta"])
+    }
+
     @Test("tapedeck lint exits 0 when clean, 1 on errors, and 1 on warnings only with --strict")
     func commandExitStatus() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

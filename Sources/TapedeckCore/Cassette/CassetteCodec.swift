@@ -28,14 +28,52 @@ public struct CassetteCodec: Sendable {
     /// Parses cassette bytes; `file` names the cassette in errors and locates its side files.
     public func decode(_ data: Data, file: URL? = nil) throws(CassetteError) -> Cassette {
         let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
-        let makeDecoder: @Sendable () -> JSONDecoder = {
-            let decoder = JSONDecoder()
-            decoder.userInfo[.tapedeckSideFiles] = sideFiles
-            return decoder
-        }
+        let makeDecoder: @Sendable () -> JSONDecoder = { Self.decoder(sideFiles: sideFiles) }
         if let cassette = InteractionSlices.decode(data, configure: makeDecoder) { return cassette }
+        return try Self.decoding(data, file: file) { try makeDecoder().decode(Cassette.self, from: data) }
+    }
+
+    /// Every reason cassette bytes do not load, for a report that lists them all (`tapedeck
+    /// lint`); empty when they load. ``decode(_:file:)`` stops at the first; when that one lies in
+    /// an interaction, each interaction is decoded on its own, and each that fails adds its own
+    /// error, named by its place in the whole file (`interactions[7].response.status`).
+    package func errors(decoding data: Data, file: URL? = nil) -> [CassetteError] {
+        let first: CassetteError
         do {
-            return try makeDecoder().decode(Cassette.self, from: data)
+            _ = try decode(data, file: file)
+            return []
+        } catch {
+            first = error
+        }
+        guard case .content(let path, _) = first.kind, path.hasPrefix("interactions["),
+              let layout = data.withUnsafeBytes({ InteractionSlices.scan($0) }) else { return [first] }
+        let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
+        let errors = layout.elements.enumerated().compactMap { index, range -> CassetteError? in
+            let element = Data(data[(data.startIndex + range.lowerBound) ..< (data.startIndex + range.upperBound)])
+            do throws(CassetteError) {
+                _ = try Self.decoding(element, file: file) { try Self.decoder(sideFiles: sideFiles).decode(Interaction.self, from: element) }
+                return nil
+            } catch {
+                guard case .content(let inner, let message) = error.kind else { return error }
+                let place = "interactions[\(index)]" + (inner.isEmpty ? "" : "." + inner)
+                return CassetteError(file: error.file, kind: .content(path: place, message: message))
+            }
+        }
+        // The first stays when decoding interactions alone does not find it (a rule across them).
+        return errors.contains { $0.kind == first.kind } ? errors : [first] + errors
+    }
+
+    /// A decoder that reads side files from `sideFiles`.
+    private static func decoder(sideFiles: SideFiles) -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.userInfo[.tapedeckSideFiles] = sideFiles
+        return decoder
+    }
+
+    /// Runs `decode` over `data`, its failure as a ``CassetteError`` naming `file` and the place.
+    private static func decoding<Value>(_ data: Data, file: URL?, _ decode: () throws -> Value) throws(CassetteError) -> Value {
+        do {
+            return try decode()
         } catch var error as CassetteError {
             error.file = file?.path
             throw error

@@ -26,12 +26,16 @@ package struct CassetteLinter: Sendable {
         self.now = now
     }
 
-    /// Every finding for a cassette file: one schema error if it does not load, otherwise the checks.
+    /// Every finding for a cassette file: the schema errors if it does not load (one for each
+    /// interaction that does not, ``CassetteCodec/errors(decoding:file:)``), otherwise the checks.
     package func lint(file: URL) -> [LintFinding] {
         do {
             return lint(try codec.load(file), file: file.relativePath)
         } catch {
-            return [Self.schemaFinding(error, file: file.relativePath)]
+            guard case .content = error.kind, let data = try? Data(contentsOf: file) else {
+                return [Self.schemaFinding(error, file: file.relativePath)]
+            }
+            return codec.errors(decoding: data, file: file).map { Self.schemaFinding($0, file: file.relativePath) }
         }
     }
 
