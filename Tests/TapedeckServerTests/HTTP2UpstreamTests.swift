@@ -62,6 +62,34 @@ struct HTTP2UpstreamTests {
         }
     }
 
+    /// Python's requests (HTTP/1.1) and httpx (HTTP/2, by ALPN inside the tunnel) record through the
+    /// intercepting proxy and replay from the replay server's HTTPS forward-proxy mode, each
+    /// trusting only the minted certificates' authority: on replay they print what they printed
+    /// through the proxy (`scripts/python_https_calls.py`), nginx naming the protocol it heard.
+    @Test func pythonRequestsAndHttpxRecordAndReplayThroughTheInterception() async throws {
+        try await withNginx { directory, port, certificate in
+            let script = ExampleUpstream.repositoryRoot.appending(path: "scripts/python_https_calls.py").path
+            func calls(proxy: String, authority: URL) async throws -> String {
+                let result = try await Subprocess.run(executable: "/usr/bin/env",
+                                                      arguments: ["python3", script, proxy, authority.path, "https://127.0.0.1:\(port)"])
+                #expect(result.status == 0, "\(result.text) \(result.error)")
+                return result.text
+            }
+            let expected = "requests 11 200 HTTP/1.1 /via-requests\nhttpx HTTP/2 200 HTTP/2.0 /via-httpx\n"
+            let cassette = directory.appending(path: "python.json")
+            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
+                #expect(try await calls(proxy: harness.base, authority: try harness.authorityFile()) == expected)
+                try await waitUntil { harness.responder.recorder.interactionCount == 2 }
+            }
+            #expect(try CassetteCodec().load(cassette).interactions.map(\.httpVersion) == ["1.1", "2"])
+            try await ReplayHarness.run(files: [cassette]) { harness in
+                let authority = directory.appending(path: "replay-ca.pem")
+                _ = try await Curl.run(["--output", authority.path, harness.base + "/__tapedeck/ca.pem"])
+                #expect(try await calls(proxy: harness.base, authority: authority) == expected)
+            }
+        }
+    }
+
     /// A TLS handshake that fails (nginx's certificate is not trusted) is a 502 naming the cause, at
     /// once, for an HTTP/2 client as for an HTTP/1.1 one; nothing is recorded.
     @Test func anUntrustedUpstreamIsA502ForAnHTTP2Client() async throws {
