@@ -1,7 +1,7 @@
 """Python's two common HTTP clients through an HTTPS forward proxy (the recording proxy or the
 replay server): requests over HTTP/1.1, and httpx over HTTP/2 (it offers h2 by ALPN inside the
 tunnel). Each prints the client, the HTTP version it spoke, the status and the body, one line
-each, so a test can compare what they heard live, through the recording proxy and on replay.
+each, so a test can compare what they heard through the recording proxy and on replay.
 
 Usage: python3 scripts/python_https_calls.py PROXY_URL CA_FILE BASE_URL
 """
