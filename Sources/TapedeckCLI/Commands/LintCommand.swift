@@ -10,9 +10,11 @@ struct LintCommand: ParsableCommand {
         abstract: "Check cassettes: schema, unredacted secrets, useless duplicates, missing timing.",
         discussion: """
         Errors: a cassette that does not load (file and line/column, or the JSON path such as \
-        interactions[3].response.status). Warnings: values the redaction rules would replace, secret \
-        shapes (bearer tokens, basic credentials, sk_live_, AKIA, ghp_, xoxb-, AIza, JWTs, private key \
-        blocks), interactions that duplicate an earlier one under the match rules, and missing timing.
+        interactions[3].response.status; every interaction that does not load, each at its place). \
+        Warnings: values the redaction rules would replace, secret shapes (bearer tokens, basic \
+        credentials, sk_live_, AKIA, ghp_, xoxb-, AIza, JWTs, private key blocks), interactions that \
+        duplicate an earlier one under the match rules, missing timing, response fields named like \
+        pseudo-headers, and gRPC answers whose grpc-status a client cannot read.
         Exit status: 0 when clean, 1 when there are errors (or warnings with --strict), 2 on bad usage.
         """)
 
