@@ -41,7 +41,7 @@ struct ReplayCommand: AsyncParsableCommand {
         guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty else {
             throw ValidationError("give at least one cassette, --stubs FILE or --cassette-dir")
         }
-        guard (100...999).contains(unmatchedStatus) else {
+        guard AnswerStatusRule.stubbed.contains(unmatchedStatus) else {
             throw ValidationError("--unmatched-status must be from 100 to 999, not \(unmatchedStatus)")
         }
     }

@@ -112,7 +112,7 @@ extension CassetteResponse: Codable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         status = try container.decode(Int.self, forKey: .status)
-        guard (100...599).contains(status) else {
+        guard AnswerStatusRule.recorded.contains(status) else {
             throw DecodingError.dataCorruptedError(forKey: .status, in: container,
                                                    debugDescription: "status \(status) is not between 100 and 599")
         }

@@ -84,7 +84,7 @@ extension StubResponse: Decodable {
         let websocket = try container.decodeIfPresent([WebSocketMessage].self, forKey: .websocket)
         let status = try container.decodeIfPresent(Int.self, forKey: .status)
             ?? (websocket != nil ? 101 : fault == nil && messages == nil ? nil : 200)
-        guard let status, (100...999).contains(status) else {
+        guard let status, AnswerStatusRule.stubbed.contains(status) else {
             throw DecodingError.dataCorruptedError(forKey: .status, in: container,
                                                    debugDescription: "a stub response needs a status from 100 to 999 (or a fault, gRPC messages or a WebSocket conversation)")
         }

@@ -188,7 +188,7 @@ public final class StubSet: Sendable {
     /// Why a computed response cannot answer a request (``AnswerStatusRule``, and a status of three
     /// digits, as a stub file's must be), or nil when it can.
     private static func statusRefusal(_ response: StubResponse) -> String? {
-        guard (100...999).contains(response.status) else { return "status \(response.status) is not a status code (100 to 999)" }
+        guard AnswerStatusRule.stubbed.contains(response.status) else { return "status \(response.status) is not a status code (100 to 999)" }
         return AnswerStatusRule.refusal(status: response.status, hasConversation: response.websocket != nil)
     }
 

@@ -50,7 +50,7 @@ package struct HARImporter: Sendable {
         let polly = PollyContent(creator: document.log.creator)
         for (index, entry) in document.log.entries.enumerated() {
             let place = "log.entries[\(index)]"
-            guard (100...599).contains(entry.response.status) else {
+            guard AnswerStatusRule.recorded.contains(entry.response.status) else {
                 skipped.append("\(place): \(entry.request.method) \(entry.request.url): status \(entry.response.status) "
                                + "(the request never completed)")
                 continue

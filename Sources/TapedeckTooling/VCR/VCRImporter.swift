@@ -183,7 +183,7 @@ package struct VCRImporter: Sendable {
             guard let node else { throw error(place, "required field is missing") }
             let code = node.mapping != nil ? node["code"]?.int : node.int
             guard let code else { throw error(node.mapping != nil ? "\(place).code" : place, "expected a status code number") }
-            guard (100...599).contains(code) else { throw error(place, "status \(code) is not between 100 and 599") }
+            guard AnswerStatusRule.recorded.contains(code) else { throw error(place, "status \(code) is not between 100 and 599") }
             // A VCR file holds no WebSocket conversation.
             if let refusal = AnswerStatusRule.refusal(status: code, hasConversation: false) { throw error(place, refusal) }
             return code
