@@ -58,7 +58,7 @@ import Testing
     @Test func theNIOConnectorSpeaksTLSAndReportsARefusedUpgrade() async throws {
         let directory = try Self.temporaryDirectory("nio-ws-tls")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (certificate, key) = try LoopbackCertificate.make(in: directory)
+        let (certificate, key) = try await LoopbackCertificate.make(in: directory)
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path])
         defer { upstream.stop() }
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -15,7 +15,7 @@ struct HTTP2UpstreamTests {
     private func withNginx(_ body: (_ directory: URL, _ port: Int, _ certificate: URL) async throws -> Void) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (certificate, key) = try LoopbackCertificate.make(in: directory)
+        let (certificate, key) = try await LoopbackCertificate.make(in: directory)
         let port = try RefusingPort().port
         let nginx = try NginxServer(http: """
             server {
@@ -25,7 +25,7 @@ struct HTTP2UpstreamTests {
             """, in: directory)
         defer { nginx.stop() }
         try await waitUntil {
-            (try? ChildProcess.run(URL(filePath: "/usr/bin/env"), ["curl", "-sS", "--cacert", certificate.path,
+            (try? await ChildProcess.runOnOwnThread(URL(filePath: "/usr/bin/env"), ["curl", "-sS", "--cacert", certificate.path,
                                                                    "https://127.0.0.1:\(port)/up"]))?.output.hasPrefix("HTTP/") == true
         }
         try await body(directory, port, certificate)

@@ -31,8 +31,8 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
                                 "bin:010203", "recv", "ping", "close:1000:done"]
 
     /// The WebSocket service behind TLS, with a certificate for 127.0.0.1 made for the test.
-    private func secureUpstream(in directory: URL) throws -> (ExampleUpstream, certificate: URL) {
-        let (certificate, key) = try LoopbackCertificate.make(in: directory)
+    private func secureUpstream(in directory: URL) async throws -> (ExampleUpstream, certificate: URL) {
+        let (certificate, key) = try await LoopbackCertificate.make(in: directory)
         return (try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path]), certificate)
     }
 
@@ -191,7 +191,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
     @Test func theForwardProxyRecordsAWebSocketInsideAnInterceptedTLSTunnel() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (upstream, certificate) = try secureUpstream(in: directory)
+        let (upstream, certificate) = try await secureUpstream(in: directory)
         defer { upstream.stop() }
         let secure = "wss://\(upstream.authority)/secure"
         let file = directory.appending(path: "forward.json")
@@ -249,7 +249,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
     func chromiumSpeaksWebSocketOverHTTP2ByExtendedConnectThroughTheInterception() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (upstream, certificate) = try secureUpstream(in: directory)
+        let (upstream, certificate) = try await secureUpstream(in: directory)
         defer { upstream.stop() }
         // The page comes first (the service answers it 426, a page all the same), so the socket to
         // its origin rides the page's HTTP/2 connection to the proxy: extended CONNECT.

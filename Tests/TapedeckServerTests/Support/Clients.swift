@@ -6,12 +6,18 @@ import FoundationNetworking
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import TapedeckTestSupport
 
 /// Real HTTP clients for the tests.
 enum Clients {
-    /// Runs `body` with an AsyncHTTPClient that is always shut down.
+    /// Runs `body` with an AsyncHTTPClient that is always shut down. Its bounds (connecting 10 s, a
+    /// request 20 s) stretch with ``Deadlines/scale``: under a sanitizer every suite runs at once,
+    /// and a fixed 10 s to connect failed on a loaded machine.
     static func withHTTPClient<T>(_ configuration: HTTPClient.Configuration = HTTPClient.Configuration(redirectConfiguration: .disallow),
                                   _ body: (HTTPClient) async throws -> T) async throws -> T {
+        var configuration = configuration
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(Int64(10 * Deadlines.scale)),
+                                                                 read: .seconds(Int64(requestSeconds)))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
             let result = try await body(client)
@@ -40,16 +46,19 @@ enum Clients {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(request, timeout: .seconds(20))
+        let response = try await client.execute(request, timeout: .seconds(Int64(requestSeconds)))
         let buffer = try await response.body.collect(upTo: 64 << 20)
         return (Int(response.status.code), response.headers, Data(buffer.readableBytesView))
     }
+
+    /// The seconds one request may take: 20, scaled.
+    private static let requestSeconds = 20 * Deadlines.scale
 
     /// A URLSession that never uses a cache or the environment's proxy.
     static func urlSession() -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.connectionProxyDictionary = [:]
-        configuration.timeoutIntervalForRequest = 20
+        configuration.timeoutIntervalForRequest = TimeInterval(requestSeconds)
         return URLSession(configuration: configuration)
     }
 }

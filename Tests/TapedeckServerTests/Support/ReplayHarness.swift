@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Internals) import TapedeckCore
 @testable import TapedeckServer
+import TapedeckTestSupport
 
 /// Starts a replay server on 127.0.0.1 with a free port and a temporary `$TAPEDECK_HOME`,
 /// runs a test body against it and always stops it.
@@ -24,6 +25,9 @@ struct ReplayHarness {
         let home = try Fixtures.temporaryDirectory().appending(path: "home")
         let delays = Box()
         var configuration = ServerConfiguration(port: 0, cassetteDirectory: cassetteDirectory, authorityHome: home)
+        // A connection between a test's requests waits for the test, which a sanitized run, with
+        // every suite at once, may not schedule for a minute.
+        configuration.idleTimeout = .seconds(60 * Int64(Deadlines.scale))
         configuration.delayObserver = { delay in delays.append(delay) }
         configure(&configuration)
         let deck = try ReplayMode.loadDeck(files: files, options: options)
