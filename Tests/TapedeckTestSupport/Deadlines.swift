@@ -10,4 +10,8 @@ public enum Deadlines {
 
     /// The seconds a client the tests start (curl, Python, Chromium) may take for one call: 10, scaled.
     public static let clientCall = 10 * scale
+
+    /// The seconds a test server keeps an idle connection: 60, scaled. A connection between a
+    /// test's requests waits for the test, which a sanitized run may not schedule for a minute.
+    public static let serverIdle = 60 * scale
 }

@@ -16,7 +16,7 @@ enum Clients {
     static func withHTTPClient<T>(_ configuration: HTTPClient.Configuration = HTTPClient.Configuration(redirectConfiguration: .disallow),
                                   _ body: (HTTPClient) async throws -> T) async throws -> T {
         var configuration = configuration
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(Int64(10 * Deadlines.scale)),
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(Int64(Deadlines.clientCall)),
                                                                  read: .seconds(Int64(requestSeconds)))
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {

@@ -20,9 +20,7 @@ struct RecordHarness {
                        _ body: (RecordHarness) async throws -> T) async throws -> T {
         let home = try Fixtures.temporaryDirectory()
         var configuration = ServerConfiguration(port: 0, authorityHome: home)
-        // A connection between a test's requests waits for the test, which a sanitized run, with
-        // every suite at once, may not schedule for a minute.
-        configuration.idleTimeout = .seconds(60 * Int64(Deadlines.scale))
+        configuration.idleTimeout = .seconds(Int64(Deadlines.serverIdle))
         configure(&configuration)
         let responder = try RecordingMode(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: home),

@@ -25,9 +25,7 @@ struct ReplayHarness {
         let home = try Fixtures.temporaryDirectory().appending(path: "home")
         let delays = Box()
         var configuration = ServerConfiguration(port: 0, cassetteDirectory: cassetteDirectory, authorityHome: home)
-        // A connection between a test's requests waits for the test, which a sanitized run, with
-        // every suite at once, may not schedule for a minute.
-        configuration.idleTimeout = .seconds(60 * Int64(Deadlines.scale))
+        configuration.idleTimeout = .seconds(Int64(Deadlines.serverIdle))
         configuration.delayObserver = { delay in delays.append(delay) }
         configure(&configuration)
         let deck = try ReplayMode.loadDeck(files: files, options: options)
