@@ -48,6 +48,27 @@ struct RecorderTests {
         #expect(try CassetteCodec().load(file).interactions.count == 2)
     }
 
+    #if os(Linux)
+    /// A child process forked while a recorder holds its lock gets a copy of the lock's descriptor
+    /// and keeps it until it starts its own program. Closing the recorder's descriptor alone left
+    /// the lock held through that copy: a clean-clone CI run refused a recorder opened right after
+    /// another's `finish()`, naming its own process. `dup` makes the same copy, deterministically.
+    @Test("finish gives the lock back even while a forked child still holds a copy of its descriptor")
+    func lockIsGivenBackWhileACopyOfItsDescriptorIsOpen() throws {
+        let file = try makeTemporaryDirectory().appendingPathComponent("forked.json")
+        let first = try Recorder(file: file, mode: .newEpisodes)
+        let lockFile = CassetteLock.lockFile(for: file).resolvingSymlinksInPath().path
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap(Int32.init)
+        let held = try #require(descriptors.first { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == lockFile })
+        let copy = dup(held)
+        try #require(copy >= 0)
+        defer { close(copy) }
+        try first.finish()
+        let second = try Recorder(file: file, mode: .newEpisodes)
+        try second.finish()
+    }
+    #endif
+
     @Test("a first recording into a folder that does not exist yet makes the folder")
     func missingFolderIsMade() throws {
         let file = try makeTemporaryDirectory().appendingPathComponent("cassettes/nested/first.json")

@@ -13,7 +13,7 @@ import Darwin
 /// recordings; the second now gets an error naming the first's process instead.
 ///
 /// The lock is the operating system's advisory lock (`flock`) on a small file named after the
-/// cassette's full path, in the temporary folder (nothing is added beside the cassette). Closing
+/// cassette's full path, in the temporary folder (nothing is added beside the cassette). Releasing
 /// it, or the process's end however it ends (a kill included), gives it back; the file stays,
 /// holding the last holder's process ID, since removing it would let two holders lock two files.
 package final class CassetteLock: Sendable {
@@ -45,7 +45,10 @@ package final class CassetteLock: Sendable {
     /// Gives the lock back; later calls do nothing.
     package func release() {
         descriptor.withLock { fd in
-            if let open = fd { close(open) }
+            if let open = fd {
+                SystemCalls.unlock(open)
+                close(open)
+            }
             fd = nil
         }
     }

@@ -112,10 +112,17 @@ enum SystemCalls {
     }
 
     /// Takes the exclusive advisory lock of `fd`'s file (`flock`) unless another open file holds
-    /// it, in this process or another; whether it was taken. Closing `fd` gives it back, as does
+    /// it, in this process or another; whether it was taken. ``unlock(_:)`` gives it back, as does
     /// the process's end, however it ends.
     static func lockWithoutWaiting(_ fd: Int32) -> Bool {
         flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
+    /// Gives back the advisory lock of `fd`'s open file at once. Closing `fd` alone may not: a child
+    /// process forked at that moment holds a copy of every descriptor until it starts its program,
+    /// and the lock lasts until the last copy closes.
+    static func unlock(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
     }
 
     /// The current `errno`.
