@@ -163,8 +163,9 @@ public struct CassetteCodec: Sendable {
         }
     }
 
-    /// A coding path as users write it: `interactions[3].response.status`.
-    static func path(_ codingPath: [CodingKey]) -> String {
+    /// A coding path as users write it: `interactions[3].response.status`, or `log.entries[3]` in a
+    /// HAR file.
+    package static func path(_ codingPath: [CodingKey]) -> String {
         var out = ""
         for key in codingPath {
             if let index = key.intValue, key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)" {

@@ -8,32 +8,19 @@ enum DecodingFailure {
         guard let error = error as? DecodingError else { return ("", "\(error)") }
         switch error {
         case let .typeMismatch(type, context):
-            return (path(context.codingPath), "expected \(type): \(DecodingMessage.shortened(context.debugDescription))")
+            return (CassetteCodec.path(context.codingPath), "expected \(type): \(DecodingMessage.shortened(context.debugDescription))")
         case let .valueNotFound(type, context):
-            return (path(context.codingPath), "expected \(type), found null")
+            return (CassetteCodec.path(context.codingPath), "expected \(type), found null")
         case let .keyNotFound(key, context):
-            return (path(context.codingPath + [key]), "required field is missing")
+            return (CassetteCodec.path(context.codingPath + [key]), "required field is missing")
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty, (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil {
                 return ("", "not valid JSON: \(underlying(context))")
             }
-            return (path(context.codingPath), DecodingMessage.shortened(context.debugDescription))
+            return (CassetteCodec.path(context.codingPath), DecodingMessage.shortened(context.debugDescription))
         @unknown default:
             return ("", "\(error)")
         }
-    }
-
-    /// A coding path as users write it: `log.entries[3].response`.
-    static func path(_ codingPath: [CodingKey]) -> String {
-        var out = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                out += "[\(index)]"
-            } else {
-                out += out.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
-        return out
     }
 
     private static func underlying(_ context: DecodingError.Context) -> String {
