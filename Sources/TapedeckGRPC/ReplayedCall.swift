@@ -83,7 +83,7 @@ struct ReplayedCall: Sendable {
     static func status(of interaction: Interaction) -> RPCResponsePart<[UInt8]> {
         let response = interaction.response
         let trailers = isTrailersOnly(response) ? response.headers : (response.trailers?.asTrailers(of: response.headers) ?? HeaderList())
-        let code = trailers["grpc-status"].flatMap(Int.init).flatMap(Status.Code.init(rawValue:)) ?? .unknown
+        let code = trailers["grpc-status"].flatMap(GRPCCall.statusCode).flatMap(Status.Code.init(rawValue:)) ?? .unknown
         return .status(Status(code: code, message: trailers["grpc-message"].map(GRPCStatusText.percentDecoded) ?? ""),
                        Metadata(headers: trailers))
     }

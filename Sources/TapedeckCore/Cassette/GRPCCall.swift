@@ -50,10 +50,19 @@ package enum GRPCCall {
         guard statuses.count == 1 else {
             return "grpc-status is given \(statuses.count) times (\(DecodingMessage.shortened(statuses.joined(separator: ", ")))): a client reads exactly one"
         }
-        guard !status.isEmpty, status.utf8.count <= 9, status.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+        guard statusCode(status) != nil else {
             return "grpc-status \"\(DecodingMessage.shortened(status))\" is not a status code (a decimal number, 0 for OK)"
         }
         return nil
+    }
+
+    /// The code a `grpc-status` value gives, as gRPC's clients read it: a decimal number, digits
+    /// only (no sign, no spaces); nil for anything else.
+    package static func statusCode(_ value: String) -> Int? {
+        guard !value.isEmpty, value.utf8.count <= 9, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return Int(value)
     }
 
     /// A trailers-only answer (an error with no message: one HEADERS frame holding the status)
