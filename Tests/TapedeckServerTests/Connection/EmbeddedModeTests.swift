@@ -58,22 +58,30 @@ import Testing
         try channel.writtenText()
     }
 
-    private func recordingMode(_ cassette: URL, upstream: EmbeddedUpstream, timeout: TimeAmount = .seconds(60)) throws -> RecordingMode {
+    /// A recording into a cassette in a new folder through `upstream`, and a client connection to
+    /// it, all on one embedded loop.
+    private func recording(timeout: TimeAmount = .seconds(60)) throws
+        -> (cassette: URL, loop: EmbeddedEventLoop, upstream: EmbeddedUpstream, mode: RecordingMode, client: EmbeddedChannel) {
         let home = try Fixtures.temporaryDirectory()
+        let cassette = home.appending(path: "c.json")
+        let loop = EmbeddedEventLoop()
+        let upstream = EmbeddedUpstream(loop: loop)
         let settings = RecordSettings(cassette: cassette, target: try ReverseProxyTarget("http://127.0.0.1:9"), upstreamTimeout: timeout)
-        return try RecordingMode(settings: settings, configuration: ServerConfiguration(port: 0, authorityHome: home),
-                                 authority: CertificateAuthority(home: home), logger: Logger(label: "tapedeck.test"),
-                                 dialer: upstream.dialer)
+        let mode = try RecordingMode(settings: settings, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                                     authority: CertificateAuthority(home: home), logger: Logger(label: "tapedeck.test"),
+                                     dialer: upstream.dialer)
+        return (cassette, loop, upstream, mode, try client(mode, on: loop))
+    }
+
+    /// Replay of `deck`, with a home of its own.
+    private func replaying(_ deck: ReplayDeck) throws -> ReplayMode {
+        let home = try Fixtures.temporaryDirectory()
+        return ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
+                          authority: CertificateAuthority(home: home))
     }
 
     @Test func aSilentUpstreamGets504AtTheTimeoutAndNothingIsRecorded() async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let cassette = folder.appending(path: "c.json")
-        let loop = EmbeddedEventLoop()
-        let upstream = EmbeddedUpstream(loop: loop)
-        let mode = try recordingMode(cassette, upstream: upstream, timeout: .seconds(5))
-        let channel = try client(mode, on: loop)
+        let (cassette, loop, upstream, mode, channel) = try recording(timeout: .seconds(5))
 
         try channel.writeInbound(ByteBuffer(string: "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(try upstream.received().hasPrefix("GET /slow HTTP/1.1\r\n"))
@@ -101,13 +109,7 @@ import Testing
     /// An upstream reached whose answer is not HTTP gets 502 naming what did not parse, not
     /// "cannot reach": it was reached. Nothing is recorded, and the connection goes on.
     @Test func anUpstreamAnswerThatDoesNotParseGets502NamingItAndNothingIsRecorded() async throws {
-        let folder = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let cassette = folder.appending(path: "c.json")
-        let loop = EmbeddedEventLoop()
-        let upstream = EmbeddedUpstream(loop: loop)
-        let mode = try recordingMode(cassette, upstream: upstream)
-        let channel = try client(mode, on: loop)
+        let (cassette, _, upstream, mode, channel) = try recording()
 
         try channel.writeInbound(ByteBuffer(string: "GET /garbled HTTP/1.1\r\nHost: x\r\n\r\n"))
         try upstream.answer("HTTQ/9.9 abc\r\n\r\n")
@@ -121,12 +123,8 @@ import Testing
     }
 
     @Test func replayedLatencyIsKeptOnTheEventLoopsClock() throws {
-        let home = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: home) }
-        let deck = try ReplayMode.loadDeck(files: [Fixtures.exampleCassette],
-                                           options: PlaybackOptions(latency: LatencyModel(.fixed(milliseconds: 300))))
-        let mode = ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
-                              authority: CertificateAuthority(home: home))
+        let mode = try replaying(ReplayMode.loadDeck(files: [Fixtures.exampleCassette],
+                                                     options: PlaybackOptions(latency: LatencyModel(.fixed(milliseconds: 300)))))
         let loop = EmbeddedEventLoop()
         let channel = try client(mode, on: loop)
         try channel.writeInbound(ByteBuffer(string: "GET /plaintext?name=Shawn HTTP/1.1\r\nHost: api.example.test\r\n\r\n"))
@@ -143,17 +141,13 @@ import Testing
     /// split the answer, with no validating handler in the pipeline: the head is made legal when
     /// the response is prepared.
     @Test func aReplayedHeaderCannotSplitTheAnswer() throws {
-        let home = try Fixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: home) }
         let hostile = Interaction(
             request: CassetteRequest(method: "GET", url: "http://api.example.test/x"),
             response: CassetteResponse(status: 200, headers: HeaderList([HeaderField(name: "X-A", value: "a\r\nSet-Cookie: evil=1"),
                                                                          HeaderField(name: "Bad Name", value: "b"),
                                                                          HeaderField(name: "X-Nul", value: "c\u{0}d")]),
                                        body: Body(Data("ok".utf8))))
-        let deck = try ReplayDeck(cassettes: [("memory", Cassette(interactions: [hostile]))], options: PlaybackOptions())
-        let mode = ReplayMode(deck: deck, library: nil, configuration: ServerConfiguration(port: 0, authorityHome: home),
-                              authority: CertificateAuthority(home: home))
+        let mode = try replaying(ReplayDeck(cassettes: [("memory", Cassette(interactions: [hostile]))], options: PlaybackOptions()))
         let channel = try client(mode, on: EmbeddedEventLoop())
         try channel.writeInbound(ByteBuffer(string: "GET /x HTTP/1.1\r\nHost: api.example.test\r\n\r\n"))
         let lines = try written(channel).components(separatedBy: "\r\n")
