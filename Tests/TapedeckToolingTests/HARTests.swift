@@ -312,6 +312,13 @@ struct HARTests {
         }
     }
 
+    @Test("a HAR file that is not JSON is told with the line and column of its first syntax error, as a cassette is")
+    func brokenJSONIsPlaced() {
+        #expect { try HARImporter().importData(Data("{\"log\": {\n  \"entries\": [1,,]}}".utf8), file: "bad.har") } throws: {
+            "\($0)".hasPrefix("bad.har: ") && "\($0)".contains("not valid JSON at line 2, column ")
+        }
+    }
+
     @Test("tapedeck har export then har import gives the same cassette interactions")
     func commandsRoundTrip() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

@@ -149,7 +149,9 @@ public struct CassetteCodec: Sendable {
 
     // MARK: Errors
 
-    static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
+    /// What a decoding failure of `data` says, for users: the place and the problem, or the line and
+    /// column of a JSON syntax error.
+    package static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
         switch error {
         case let .typeMismatch(_, context), let .valueNotFound(_, context):
             return .content(path: path(context.codingPath), message: DecodingMessage.shortened(context.debugDescription))
@@ -165,7 +167,7 @@ public struct CassetteCodec: Sendable {
 
     /// A coding path as users write it: `interactions[3].response.status`, or `log.entries[3]` in a
     /// HAR file.
-    package static func path(_ codingPath: [CodingKey]) -> String {
+    static func path(_ codingPath: [CodingKey]) -> String {
         var out = ""
         for key in codingPath {
             if let index = key.intValue, key.stringValue.hasPrefix("Index") || key.stringValue == "\(index)" {
