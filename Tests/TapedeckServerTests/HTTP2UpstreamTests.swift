@@ -90,6 +90,35 @@ struct HTTP2UpstreamTests {
         }
     }
 
+    /// Java's HttpClient over HTTP/1.1 and over HTTP/2 (by ALPN inside the tunnel) records through
+    /// the intercepting proxy and replays from the replay server's HTTPS forward-proxy mode, trusting
+    /// only the minted certificates' authority (`scripts/JavaHttpsCalls.java`, run from its source).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/java"),
+                   "java is not installed (apt-get install -y default-jdk-headless); the test is skipped"))
+    func javaHttpClientRecordsAndReplaysThroughTheInterception() async throws {
+        try await withNginx { directory, port, certificate in
+            let source = ExampleUpstream.repositoryRoot.appending(path: "scripts/JavaHttpsCalls.java").path
+            func calls(proxy: String, authority: URL) async throws -> String {
+                let result = try await Subprocess.run(executable: "/usr/bin/java",
+                                                      arguments: [source, proxy, authority.path, "https://127.0.0.1:\(port)"])
+                #expect(result.status == 0, "\(result.text) \(result.error)")
+                return result.text
+            }
+            let expected = "java HTTP_1_1 200 HTTP/1.1 /via-java-http1\njava HTTP_2 200 HTTP/2.0 /via-java-h2\n"
+            let cassette = directory.appending(path: "java.json")
+            try await RecordHarness.run(settings: RecordSettings(cassette: cassette, trust: UpstreamTrust(extraRoots: [certificate]))) { harness in
+                #expect(try await calls(proxy: harness.base, authority: try harness.authorityFile()) == expected)
+                try await waitUntil { harness.responder.recorder.interactionCount == 2 }
+            }
+            #expect(try CassetteCodec().load(cassette).interactions.map(\.httpVersion) == ["1.1", "2"])
+            try await ReplayHarness.run(files: [cassette]) { harness in
+                let authority = directory.appending(path: "replay-ca.pem")
+                _ = try await Curl.run(["--output", authority.path, harness.base + "/__tapedeck/ca.pem"])
+                #expect(try await calls(proxy: harness.base, authority: authority) == expected)
+            }
+        }
+    }
+
     /// A TLS handshake that fails (nginx's certificate is not trusted) is a 502 naming the cause, at
     /// once, for an HTTP/2 client as for an HTTP/1.1 one; nothing is recorded.
     @Test func anUntrustedUpstreamIsA502ForAnHTTP2Client() async throws {
