@@ -1,8 +1,10 @@
 // The benchmark baseline: a bare SwiftNIO server answering one fixed JSON response, with the same
 // pipeline assistance as Tapedeck's server and nothing else. Over HTTP/1.1 by default; with
 // `--http2`, over HTTP/2 with prior knowledge (h2c), each stream translated to HTTP/1 parts by
-// SwiftNIO's codec as Tapedeck's streams are: the floor of what an HTTP/2 request costs over
-// swift-nio-http2, against which Tapedeck's HTTP/2 replay is read (scripts/bench-h2.sh). With
+// SwiftNIO's codec as Tapedeck's streams are, with Tapedeck's receive windows: the floor of what
+// an HTTP/2 request costs over swift-nio-http2, against which Tapedeck's HTTP/2 replay is read
+// (scripts/bench-h2.sh), and of what an upload costs (scripts/bench-upload.sh: it reads a request
+// body and drops it). With
 // `--http2-frames`, over HTTP/2 with no stream channels at all: one handler on the connection
 // answers each stream's HEADERS frame by its stream ID, as nginx serves streams. What a server
 // built that way could save against the stream channels every SwiftNIO HTTP/2 server uses.
@@ -108,8 +110,14 @@ let channel = try ServerBootstrap(group: group)
                 try operations.configureHTTPServerPipeline(withErrorHandling: true)
                 try operations.addHandler(FixedResponseHandler())
             case .http2:
-                _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: .init(),
-                                                          streamConfiguration: .init()) { stream in
+                // Tapedeck's receive windows, so an upload is compared at the same flow control.
+                var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .initialWindowSize, value: 4 << 20)]
+                connection.targetWindowSize = 16 << 20
+                var streams = NIOHTTP2Handler.StreamConfiguration()
+                streams.targetWindowSize = 4 << 20
+                _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: connection,
+                                                          streamConfiguration: streams) { stream in
                     stream.eventLoop.makeCompletedFuture {
                         try stream.pipeline.syncOperations.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), FixedResponseHandler()])
                     }

@@ -75,12 +75,13 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
             fragments = (frame.opcode, frame.rsv1, payload)
             take(fin: frame.fin, context: context)
         case .continuation:
-            guard case (let opcode, let compressed, var data)? = fragments else {
+            guard fragments != nil else {
                 return fail(Violation(code: 1002, reason: "a continuation frame with no message to continue"), context: context)
             }
+            // Appended in place: a copy bound out of `fragments` would make every append copy the
+            // message so far (time quadratic in its size).
             var more = payload
-            data.writeBuffer(&more)
-            fragments = (opcode, compressed, data)
+            fragments?.data.writeBuffer(&more)
             take(fin: frame.fin, context: context)
         default:
             fail(Violation(code: 1002, reason: "unknown opcode \(frame.opcode)"), context: context)

@@ -58,6 +58,20 @@ import Testing
         return (code, !channel.isActive)
     }
 
+    /// A 16 MiB message in 4,096 fragments of 4 KiB arrives whole, each fragment in its place. (Each
+    /// fragment once copied the message so far: this took minutes in a debug build.)
+    @Test func aMessageInThousandsOfFragmentsIsJoinedWhole() throws {
+        let size = 16 << 20, fragment = 4096
+        let channel = try channel(maxMessageSize: size)
+        let message = (0..<size).map { UInt8(truncatingIfNeeded: $0 / fragment &* 31 &+ $0) }
+        for start in stride(from: 0, to: size, by: fragment) {
+            let isFirst = start == 0, isLast = start + fragment == size
+            try channel.writeInbound(frame(isFirst ? .binary : .continuation, Array(message[start..<start + fragment]), fin: isLast))
+        }
+        #expect(collector.messages == [.binary(Data(message))])
+        #expect(collector.violations.isEmpty)
+    }
+
     @Test func underPermessageDeflateMessagesAreReadDecompressedAndWrittenCompressed() throws {
         let channel = try channel(maxMessageSize: 4096, deflate: PerMessageDeflateCodec(PerMessageDeflate(), role: .server))
         let client = PerMessageDeflateCodec(PerMessageDeflate(), role: .client)

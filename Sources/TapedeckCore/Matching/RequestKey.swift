@@ -35,6 +35,15 @@ enum ComparableBody: Sendable, Hashable {
     case form([FormURLEncoding.Pair])
     /// Multipart parts in order, boundary left out.
     case multipart([Multipart.Part])
+    /// A large body by its SHA-256 in hexadecimal and its size (``RequestNormalizer/comparableBody(_:path:)``).
+    case digest(String, count: Int)
+
+    /// A large body by its SHA-256: a side file's (or a spooled upload's) from its name, without
+    /// reading it; a body in memory hashed.
+    static func digest(_ body: Body) -> ComparableBody {
+        if let file = body.file, file.isNamedByContent { return .digest(file.digest, count: body.count) }
+        return .digest(SHA256.hash(body.data).hexadecimal, count: body.count)
+    }
 
     /// The kind in words, for diagnoses.
     var kindName: String {
@@ -44,6 +53,7 @@ enum ComparableBody: Sendable, Hashable {
         case .json: return "JSON"
         case .form: return "form"
         case .multipart: return "multipart"
+        case .digest: return "large"
         }
     }
 }

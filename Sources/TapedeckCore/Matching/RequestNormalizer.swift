@@ -24,8 +24,11 @@ struct RequestNormalizer: Sendable {
                 for pair in FormURLEncoding.pairs(Substring(text)) where pair.value == marker { query.insert(pair.name.lowercased()) }
             }
             for field in request.headers where field.value == marker { redactedHeaders.insert(field.name.lowercased()) }
-            guard request.body.data.range(of: Data(marker.utf8)) != nil else { continue }
-            switch BodyKind(contentType: request.headers["Content-Type"]) {
+            // A body compared by its digest (a large one) or byte for byte has no places to forgive.
+            let kind = BodyKind(contentType: request.headers["Content-Type"])
+            guard kind == .json || kind == .form, request.body.count <= Body.wholeReadLimit,
+                  request.body.data.range(of: Data(marker.utf8)) != nil else { continue }
+            switch kind {
             case .json:
                 guard let value = JSONValue(parsing: request.body.data) else { break }
                 for path in Self.redactedPaths(in: value) where seenJSONPaths.insert(path.description).inserted { json.append(path) }
@@ -61,17 +64,28 @@ struct RequestNormalizer: Sendable {
 
     /// The body in the form its Content-Type calls for; a gRPC request's messages as JSON when
     /// the options carry a ``ProtoSchema`` that reads them all.
+    ///
+    /// A body larger than ``Body/wholeReadLimit``, and one compared byte for byte that is larger than
+    /// ``digestThreshold``, is compared by its SHA-256 (``ComparableBody/digest(_:count:)``): a side
+    /// file, or an upload the server spooled, is then never read whole, and a miss on it costs no
+    /// byte-by-byte comparison. The rule looks only at the size and the Content-Type, so a recorded
+    /// body and a received one of the same bytes always take the same form.
     func comparableBody(_ request: CassetteRequest, path: String) -> ComparableBody {
         if options.ignoreBody { return .ignored }
-        let data = request.body.data
-        guard !data.isEmpty else { return .bytes(data) }
+        let body = request.body
         let contentType = request.headers["Content-Type"]
+        let kind = BodyKind(contentType: contentType)
+        if body.count > Body.wholeReadLimit || (kind == .other && body.count > Self.digestThreshold && !GRPCCall.isGRPC(contentType: contentType)) {
+            return .digest(body)
+        }
+        let data = body.data
+        guard !data.isEmpty else { return .bytes(data) }
         if let schema = options.protoSchema, GRPCCall.isGRPC(contentType: contentType),
            var messages = schema.json(grpcBody: data, path: path, isRequest: true) {
             for ignored in ignoredJSON { messages = ignored.rewriting(messages) { _ in nil } }
             return .json(messages)
         }
-        switch BodyKind(contentType: contentType) {
+        switch kind {
         case .json:
             guard var value = JSONValue(parsing: data) else { return .bytes(data) }
             for path in ignoredJSON { value = path.rewriting(value) { _ in nil } }
@@ -87,6 +101,10 @@ struct RequestNormalizer: Sendable {
             return .bytes(data)
         }
     }
+
+    /// Bodies compared byte for byte that are larger than this are compared by their SHA-256: the
+    /// side-file threshold, past which a cassette keeps a body in a file and the server spools an upload.
+    static let digestThreshold = CassetteCodec.defaultSideFileThreshold
 
     /// Every concrete path whose value is the redaction placeholder.
     private static func redactedPaths(in value: JSONValue) -> [JSONPath] {

@@ -96,6 +96,12 @@ struct RuleFailure: Sendable, Hashable {
             return "parts differ"
         case let (.bytes(a), .bytes(b)):
             return byteDifference(a, b)
+        case let (.digest(a, aCount), .digest(b, bCount)):
+            return "recorded \(aCount) bytes with SHA-256 \(a.prefix(12))…, received \(bCount) bytes with SHA-256 \(b.prefix(12))…"
+        case let (.digest(_, count), .bytes(data)):
+            return "recorded \(count) bytes, received \(data.count)"
+        case let (.bytes(data), .digest(_, count)):
+            return "recorded \(data.count) bytes, received \(count)"
         default:
             return "recorded a \(recorded.kindName) body, received a \(received.kindName) body"
         }

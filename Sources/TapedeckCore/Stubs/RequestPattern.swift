@@ -64,6 +64,10 @@ public struct RequestPattern: Sendable {
         let headerPairs = request.headers.map { ($0.name.lowercased(), $0.value) }
         let loweredHeaders = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
         if let failure = Self.check(loweredHeaders, against: headerPairs, field: "headers", captures: &captures) { return .failure(failure) }
+        if !form.isEmpty || json != nil || bodyContains?.isEmpty == false, !request.body.isReadableWhole {
+            return .failure(PatternFailure(field: "body", difference: "the body of \(request.body.count) bytes is over the "
+                                           + "\(Body.wholeReadLimit >> 20) MiB that form, json and bodyContains read"))
+        }
         if !form.isEmpty {
             let formPairs = FormURLEncoding.pairs(Substring(request.body.text ?? "")).map { ($0.name, $0.value) }
             if let failure = Self.check(form, against: formPairs, field: "form", captures: &captures) { return .failure(failure) }

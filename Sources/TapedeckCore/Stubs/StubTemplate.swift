@@ -18,7 +18,7 @@ struct StubTemplate {
         /// ISO 8601.
         let now: () -> String
         /// The request body as JSON, parsed on first use.
-        private(set) lazy var json: JSONValue? = JSONValue(parsing: request.request.body.data)
+        private(set) lazy var json: JSONValue? = request.request.body.isReadableWhole ? JSONValue(parsing: request.request.body.data) : nil
 
         init(request: StubRequest, uuid: @escaping () -> String, now: @escaping () -> String) {
             self.request = request
@@ -125,6 +125,7 @@ struct StubTemplate {
         case "header":
             return request.headers[name]
         case "form":
+            guard request.body.isReadableWhole else { return nil }
             return FormURLEncoding.pairs(Substring(request.body.text ?? "")).first { $0.name == name }?.value
         case "json":
             guard let body = context.json,

@@ -20,7 +20,7 @@ struct StubEndpoints: Sendable {
         switch (endpoint, request.head.method) {
         case ("stubs", .post):
             do {
-                let added = try Stub.decodeList(from: Data(request.body.readableBytesView))
+                let added = try Stub.decodeList(from: request.wholeBody)
                 let ids = stubs.add(added, session: scope)
                 send(.created, ["ids": ids], sink: sink)
             } catch {
@@ -40,7 +40,7 @@ struct StubEndpoints: Sendable {
             }
         case ("verify", .post):
             do {
-                let pattern = try JSONDecoder().decode(RequestPattern.self, from: Data(request.body.readableBytesView))
+                let pattern = try JSONDecoder().decode(RequestPattern.self, from: request.wholeBody)
                 let found: [CassetteRequest] = stubs.verify(pattern, session: scope)
                 let requests = found.map { MatchDiagnosis.ReceivedRequest(redaction.clean(request: $0, response: nil).0) }
                 send(.ok, Verification(count: requests.count, requests: requests), sink: sink)

@@ -21,7 +21,9 @@ struct ExchangeRedaction: Sendable {
             removed.append(before.value)
         }
         removed += Self.queryValues(concealed.request.url, redacted.request.url)
-        Self.jsonValues(concealed.request.body.data, redacted.request.body.data, into: &removed)
+        if concealed.request.body.isReadableWhole {
+            Self.jsonValues(concealed.request.body.data, redacted.request.body.data, into: &removed)
+        }
         return (redacted.request, response.map { _ in redacted.response }, removed.filter { !$0.isEmpty })
     }
 

@@ -1,5 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 /// Where a forwarded request goes: scheme, host and port.
@@ -73,6 +81,9 @@ final class UpstreamConnection {
             if body.readableBytes > 0 { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
             channel.write(HTTPClientRequestPart.end(nil), promise: nil)
             deferredFlush.flush(channel)
+        case .spooled(let spooled):
+            sendFile(spooled)
+            deferredFlush.flush(channel)
         case .streamed(let stream):
             // Each part goes as it arrives. A client that leaves first ends the exchange as the
             // client's leaving, which resets the upstream's stream too.
@@ -82,6 +93,31 @@ final class UpstreamConnection {
                 part: { part in channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part)), promise: nil) },
                 end: { channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil) },
                 failure: { [weak exchange] in exchange?.failed(.clientGone) }))
+        }
+    }
+
+    /// Sends a spooled body in pieces read on SwiftNIO's thread pool, each once the upstream took
+    /// the last (reading waits while the connection is not writable), then the end. A file that
+    /// cannot be read closes the connection: the exchange hears that the upstream closed.
+    private func sendFile(_ spooled: SpooledBody) {
+        let (channel, loop) = (channel, channel.eventLoop)
+        let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        fileIO.openFile(_deprecatedPath: spooled.file.url.path, mode: .read, flags: .posix(flags: O_NOFOLLOW, mode: 0),
+                        eventLoop: loop).flatMap { fileHandle in
+            fileIO.readChunked(fileHandle: fileHandle, byteCount: spooled.file.size, chunkSize: ResponseSink.filePieceSize,
+                               allocator: channel.allocator, eventLoop: loop) { piece in
+                guard channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+                let written = channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(piece)))
+                return channel.isWritable ? loop.makeSucceededVoidFuture() : written
+            }.always { _ in
+                // The file is read whole: the spool may go once nothing reads it.
+                withExtendedLifetime(spooled) { try? fileHandle.close() }
+            }
+        }.whenComplete { result in
+            switch result {
+            case .success: channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+            case .failure: channel.close(promise: nil)
+            }
         }
     }
 
@@ -174,9 +210,11 @@ final class UpstreamResponseHandler: ChannelInboundHandler, RemovableChannelHand
     }
 }
 
-/// A forwarded request's body: whole, or still arriving from a client that may wait for answers
+/// A forwarded request's body: whole in memory or in a file, or still arriving from a client that may wait for answers
 /// before it sends the rest (``RequestBodyStream``).
 enum ForwardedBody {
     case whole(ByteBuffer)
+    /// Past the in-memory limit, in a file (``RequestBodyCollector``).
+    case spooled(SpooledBody)
     case streamed(RequestBodyStream)
 }

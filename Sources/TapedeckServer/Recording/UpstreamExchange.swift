@@ -74,6 +74,8 @@ final class UpstreamExchange {
     private var cassetteRequest: CassetteRequest
     /// The request's body while it arrives, when it was forwarded before it ended.
     private var streamedRequest: RequestBodyStream?
+    /// The request's body when it was too large for memory: made a side file when recorded.
+    private var spooledRequest: SpooledBody?
     private let sink: ResponseSink
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
@@ -118,7 +120,11 @@ final class UpstreamExchange {
             return
         }
         self.connection = connection
-        if case .streamed(let stream) = body { streamedRequest = stream }
+        switch body {
+        case .streamed(let stream): streamedRequest = stream
+        case .spooled(let spooled): spooledRequest = spooled
+        case .whole: break
+        }
         lastActivity = sink.eventLoop.now
         connection.send(head, body: body, to: self, flushingWith: sink.scope.deferredFlush)
     }
@@ -221,7 +227,8 @@ final class UpstreamExchange {
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),
                                                        totalMs: Self.milliseconds(end - start)),
-                                        trailers: kept, httpVersion: response.httpVersion)
+                                        trailers: kept, httpVersion: response.httpVersion,
+                                        upload: spooledRequest.flatMap { body in spooling.map { RecordedUpload(body: body, spooling: $0) } })
         let finished = finished
         sink.end(trailers: trailers).assumeIsolated().whenComplete { written in
             // The end fails when the client went away before everything was written to it.
@@ -343,6 +350,8 @@ struct FinishedExchange: Sendable {
     var httpVersion: String? = nil
     /// The WebSocket conversation after a 101.
     var websocket: [WebSocketMessage]? = nil
+    /// The request's body when it was spooled as it arrived: copied into the cassette's bodies folder when recorded.
+    var upload: RecordedUpload? = nil
 
     /// The most body bytes, request and response together, of an exchange recorded on the event loop.
     static let lightLimit = 16 * 1024
@@ -351,7 +360,7 @@ struct FinishedExchange: Sendable {
     /// ``lightLimit`` bytes together and none to decompress.
     var isLight: Bool {
         let size = request.body.count + body.count + (chunks?.reduce(0) { $0 + $1.data.count } ?? 0)
-        return spool == nil && websocket == nil && size <= Self.lightLimit && headers["Content-Encoding"] == nil
+        return spool == nil && upload == nil && websocket == nil && size <= Self.lightLimit && headers["Content-Encoding"] == nil
     }
 
     /// The interaction to record: the body stored decoded (or, when it does not decode, as
@@ -368,6 +377,8 @@ struct FinishedExchange: Sendable {
             (stored, chunks) = (Body(answer.body), answer.chunks)
         }
         let response = CassetteResponse(status: status, headers: headers, body: stored, trailers: trailers)
+        var request = request
+        if let upload { request.body = try upload.install(as: request) }
         return Interaction(recordedAt: recordedAt, request: request, response: response, timing: timing, chunks: chunks,
                            httpVersion: httpVersion, websocket: websocket)
     }

@@ -56,7 +56,7 @@ struct UpstreamForwarder: Sendable {
         }
         let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? RequestTarget.defaultPort(scheme: scheme))
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
-        let body = request.bodyStream.map(ForwardedBody.streamed) ?? .whole(request.body)
+        let body = request.bodyStream.map(ForwardedBody.streamed) ?? request.spooledBody.map(ForwardedBody.spooled) ?? .whole(request.body)
         if request.version.major == 2, !http1Only.contains(origin) {
             return forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
         }
@@ -142,8 +142,8 @@ struct UpstreamForwarder: Sendable {
         if request.takesTrailers { headers.add(name: "TE", value: "trailers") }
         let announcesBody = fields.contains(.contentLength) || fields.contains(.transferEncoding)
         // A body still arriving has no length yet: HTTP/2 ends it with the stream, HTTP/1.1 in chunks.
-        if request.bodyStream == nil, request.body.readableBytes > 0 || announcesBody {
-            headers.add(name: "Content-Length", value: String(request.body.readableBytes))
+        if request.bodyStream == nil, request.bodySize > 0 || announcesBody {
+            headers.add(name: "Content-Length", value: String(request.bodySize))
         }
         let uri = target.path + (target.query.map { "?" + $0 } ?? "")
         return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.head.method.rawValue), uri: uri, headers: headers)

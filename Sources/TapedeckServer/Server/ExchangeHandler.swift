@@ -27,6 +27,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let ownsScope: Bool
     /// The body of the request handed on before it ended, while it arrives.
     private var streamedBody: RequestBodyStream?
+    /// The body of the request being received whole.
+    private var collector: RequestBodyCollector
 
     /// - Parameter scope: the scope of the HTTP/2 connection this stream is part of; nil gives the
     ///   handler a scope of its own (an HTTP/1.1 connection).
@@ -42,6 +44,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         } : nil
         machine = ExchangeStateMachine(maxBodySize: configuration.maxBodySize, isTunnel: tunnelOrigin != nil,
                                        proxyAuthentication: authentication)
+        collector = RequestBodyCollector(threshold: configuration.uploadMemoryLimit, root: configuration.uploadFolder)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -85,6 +88,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The connection closed: a request body still arriving fails, and nothing more is written.
     func channelInactive(context: ChannelHandlerContext) {
         if machine.connectionClosed() { cutStreamedBody() }
+        collector.discard()
         context.fireChannelInactive()
     }
 
@@ -97,6 +101,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The connection closed or its HTTP handlers were replaced (a tunnel): drops what it kept.
     func handlerRemoved(context: ChannelHandlerContext) {
         if ownsScope { scope.close() }
+        collector.discard()
     }
 
     private func perform(_ action: ExchangeStateMachine.PartAction, context: ChannelHandlerContext) {
@@ -105,11 +110,24 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .sendContinue(let version):
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
-        case .respond(let head, let body, let arrival):
+        case .collect(let part):
+            do {
+                try collector.append(part)
+            } catch {
+                collector.discard()
+                perform(machine.bodyNotKept("the request body could not be spooled: \(error)"), context: context)
+            }
+        case .respond(let head, let arrival):
+            let body: RequestBodyCollector.Collected
+            do {
+                body = try collector.finish()
+            } catch {
+                return perform(machine.bodyNotKept("the request body could not be spooled: \(error)"), context: context)
+            }
             respond(head, body: body, arrival: arrival, context: context)
         case .respondStreaming(let head, let arrival):
             streamedBody = RequestBodyStream(eventLoop: context.eventLoop)
-            respond(head, body: ByteBuffer(), streaming: streamedBody, arrival: arrival, context: context)
+            respond(head, body: .inMemory(ByteBuffer()), streaming: streamedBody, arrival: arrival, context: context)
         case .requestBody(let part):
             streamedBody?.append(part)
         case .requestEnd:
@@ -122,6 +140,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .refuseCall(let reason):
             refuseCall(reason, context: context)
         case .refuse(let status, let reason):
+            collector.discard()
             writeLocalAnswer(Refusal(status, reason), context: context)
         case .challenge(let toAdmin):
             writeLocalAnswer(ProxyAuthentication.challenge(toAdmin: toAdmin), context: context)
@@ -137,11 +156,17 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Hands a request to the front door with the sink its answer goes through.
-    private func respond(_ head: HTTPRequestHead, body: ByteBuffer, streaming: RequestBodyStream? = nil, arrival: NIODeadline,
-                         context: ChannelHandlerContext) {
+    private func respond(_ head: HTTPRequestHead, body: RequestBodyCollector.Collected, streaming: RequestBodyStream? = nil,
+                         arrival: NIODeadline, context: ChannelHandlerContext) {
         var request: IncomingRequest
         do {
-            request = try IncomingRequest(head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            switch body {
+            case .inMemory(let bytes):
+                request = try IncomingRequest(head, body: bytes, tunnelOrigin: tunnelOrigin, arrival: arrival)
+            case .spooled(let spooled):
+                request = try IncomingRequest(head, body: ByteBuffer(), tunnelOrigin: tunnelOrigin, arrival: arrival)
+                request.spooledBody = spooled
+            }
         } catch {
             streamedBody = nil
             return refuse(Refusal(.badRequest, "malformed request: \(error)"), context: context)

@@ -21,8 +21,8 @@ struct ExchangeStateMachine {
     enum State {
         /// Waiting for a request head.
         case idle
-        /// Reading a request body.
-        case receiving(HTTPRequestHead, ByteBuffer, arrival: NIODeadline)
+        /// Reading a request body: its parts go to the handler's collector (``PartAction/collect(_:)``).
+        case receiving(HTTPRequestHead, arrival: NIODeadline)
         /// Reading the rest of a request that lacked proxy credentials; it is answered at its end.
         case challenging(keepAlive: Bool, toAdmin: Bool)
         /// Reading the rest of a `CONNECT host:port` request.
@@ -33,8 +33,6 @@ struct ExchangeStateMachine {
         case closing
         /// The connection closed: nothing more is written or taken up.
         case closed
-        /// Only while a body buffer is being appended to, so it has one owner and grows in place.
-        case modifying
     }
 
     /// What the handler does after a request part.
@@ -43,8 +41,10 @@ struct ExchangeStateMachine {
         case none
         /// Tell the client to send its body (`Expect: 100-continue`).
         case sendContinue(HTTPVersion)
-        /// Hand a whole request to the responder.
-        case respond(HTTPRequestHead, ByteBuffer, arrival: NIODeadline)
+        /// Keep a part of the body of the request being received (``RequestBodyCollector``).
+        case collect(ByteBuffer)
+        /// Hand a whole request to the responder, with the body collected.
+        case respond(HTTPRequestHead, arrival: NIODeadline)
         /// Hand a request to the responder before its body: a gRPC call on an HTTP/2 stream, whose
         /// client may wait for an answer before it sends its next message. Its body follows as
         /// ``requestBody(_:)`` and ``requestEnd``.
@@ -92,6 +92,8 @@ struct ExchangeStateMachine {
     }
 
     private(set) var state = State.idle
+    /// The bytes of the body of the request being received so far, held to ``maxBodySize``.
+    private var receivedBodySize = 0
     /// The number of the answer under way, or of the last one: writes carry it (``accepts(_:)``).
     private(set) var answer = 0
     /// Whether the answer under way has written its head.
@@ -126,7 +128,7 @@ struct ExchangeStateMachine {
     var isResponding: Bool {
         switch state {
         case .responding, .closing: true
-        case .idle, .receiving, .challenging, .connecting, .closed, .modifying: false
+        case .idle, .receiving, .challenging, .connecting, .closed: false
         }
     }
 
@@ -134,7 +136,7 @@ struct ExchangeStateMachine {
     var closesAfterResponse: Bool {
         switch state {
         case .responding(keepAlive: false), .closing, .closed: true
-        case .responding(keepAlive: true), .idle, .receiving, .challenging, .connecting, .modifying: false
+        case .responding(keepAlive: true), .idle, .receiving, .challenging, .connecting: false
         }
     }
 
@@ -230,7 +232,7 @@ struct ExchangeStateMachine {
         case .responding(keepAlive: false), .closing:
             state = .closing
             return .close
-        case .idle, .receiving, .challenging, .connecting, .closed, .modifying:
+        case .idle, .receiving, .challenging, .connecting, .closed:
             // Not reached through the handler, which ends only the answer it accepts.
             return .keepAlive
         }
@@ -260,7 +262,7 @@ struct ExchangeStateMachine {
         case .responding:
             state = .responding(keepAlive: false)
             return false
-        case .receiving, .challenging, .connecting, .closing, .closed, .modifying:
+        case .receiving, .challenging, .connecting, .closing, .closed:
             return false
         }
     }
@@ -270,7 +272,7 @@ struct ExchangeStateMachine {
     func idleTimeoutFired() -> Bool {
         switch state {
         case .responding, .connecting, .closed: false
-        case .idle, .receiving, .challenging, .closing, .modifying: true
+        case .idle, .receiving, .challenging, .closing: true
         }
     }
 
@@ -280,7 +282,7 @@ struct ExchangeStateMachine {
         guard let parserError = error as? HTTPParserError else { return nil }
         switch state {
         case .closing, .closed: return nil
-        case .idle, .receiving, .challenging, .connecting, .responding, .modifying: break
+        case .idle, .receiving, .challenging, .connecting, .responding: break
         }
         let (status, reason): (HTTPResponse.Status, String) = parserError == .headerOverflow
             ? (.requestHeaderFieldsTooLarge, "the request headers are over the size limit")
@@ -292,23 +294,27 @@ struct ExchangeStateMachine {
         return refuse(status, reason)
     }
 
+    /// The body being received could not be kept (its spool failed: a full disk, say): answered
+    /// 500 with `reason`, and the connection closes.
+    mutating func bodyNotKept(_ reason: String) -> PartAction {
+        refuse(.internalServerError, reason)
+    }
+
     // MARK: the request cycle
 
     private mutating func take(_ part: HTTPServerRequestPart, now: NIODeadline) -> PartAction {
         switch (part, state) {
         case (.head(let head), .idle):
             return start(head, now: now)
-        case (.body(var chunk), .receiving(let head, var body, let arrival)):
-            state = .modifying
-            guard body.readableBytes + chunk.readableBytes <= maxBodySize else {
+        case (.body(let chunk), .receiving):
+            receivedBodySize += chunk.readableBytes
+            guard receivedBodySize <= maxBodySize else {
                 return refuse(.contentTooLarge, "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
             }
-            if body.readableBytes == 0 { body = chunk } else { body.writeBuffer(&chunk) }
-            state = .receiving(head, body, arrival: arrival)
-            return .none
-        case (.end, .receiving(let head, let body, let arrival)):
+            return .collect(chunk)
+        case (.end, .receiving(let head, let arrival)):
             beginAnswer(keepAlive: head.keepsConnection)
-            return .respond(head, body, arrival: arrival)
+            return .respond(head, arrival: arrival)
         case (.end, .challenging(let keepAlive, let toAdmin)):
             beginAnswer(keepAlive: keepAlive)
             return .challenge(toAdmin: toAdmin)
@@ -359,7 +365,8 @@ struct ExchangeStateMachine {
             streamedBodySize = 0
             return .respondStreaming(head, arrival: now)
         }
-        state = .receiving(head, ByteBuffer(), arrival: now)
+        state = .receiving(head, arrival: now)
+        receivedBodySize = 0
         if head.expectsContinue {
             // The client waits for this before sending its body; a request refused early (413 above) never gets it.
             return .sendContinue(head.version)

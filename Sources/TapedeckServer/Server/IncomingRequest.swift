@@ -15,8 +15,10 @@ package struct IncomingRequest: Sendable {
     /// The protocol version the request came in with (an HTTP/2 stream says 2.0): whether the
     /// upstream leg speaks HTTP/2, and how trailers are framed.
     package var version: HTTPVersion
-    /// The whole body; empty while ``bodyStream`` brings it.
+    /// The whole body; empty while ``bodyStream`` brings it, or when it is in ``spooledBody``.
     package var body: ByteBuffer
+    /// The whole body when it was too large to hold in memory: in a file, named by its SHA-256.
+    package var spooledBody: SpooledBody?
     /// The body still arriving, for a request handed on before it ended (a gRPC call on an HTTP/2
     /// stream); nil for a whole request.
     package var bodyStream: RequestBodyStream?
@@ -40,6 +42,9 @@ package struct IncomingRequest: Sendable {
         self.tunnelOrigin = tunnelOrigin
         self.arrival = arrival
     }
+
+    /// The size of the whole body, in memory or in its file.
+    package var bodySize: Int { spooledBody?.file.size ?? body.readableBytes }
 
     /// The request target as the client sent it: the path and query, or an absolute URL.
     package var target: String {
@@ -89,8 +94,23 @@ package struct IncomingRequest: Sendable {
         for field in head.headerFields where !hopByHop.contains(field.name.rawName) && !ControlHeaders.isControl(field.name.rawName) {
             headers.append(name: field.name.rawName, value: field.value)
         }
-        return CassetteRequest(method: head.method.rawValue, url: url ?? self.url, headers: headers,
-                               body: Self.cassetteBody(Data(copying: body), headers: headers))
+        let body = spooledBody.map { Self.cassetteBody($0, headers: headers) } ?? Self.cassetteBody(Data(copying: body), headers: headers)
+        return CassetteRequest(method: head.method.rawValue, url: url ?? self.url, headers: headers, body: body)
+    }
+
+    /// A spooled body as the cassette keeps it: in its file, as received. Decoding it from its
+    /// `Content-Encoding` would mean a second file per request; it is marked ``Body/isEncoded``
+    /// instead, and recorded the same way, so replay compares like with like.
+    static func cassetteBody(_ spooled: SpooledBody, headers: HeaderList) -> Body {
+        var body = Body(file: spooled.file)
+        body.isEncoded = ContentCoding(header: headers["Content-Encoding"]) != nil
+        return body
+    }
+
+    /// The whole body's bytes, read from its file when it was spooled: for what needs them all at
+    /// once (the admin API's documents), never for a body that may be large.
+    package var wholeBody: Data {
+        spooledBody.map { (try? $0.file.contents()) ?? Data() } ?? Data(body.readableBytesView)
     }
 
     /// A request body as the cassette keeps it: decoded from its `Content-Encoding`, and a gRPC

@@ -34,6 +34,12 @@ package struct ServerConfiguration: Sendable {
     package var adminHosts: [String] = []
     /// Whether `/__tapedeck/` is the admin API; when false such requests are served like any other (`--no-admin`).
     package var adminEnabled = true
+    /// Request bodies larger than this many bytes are written to a file in ``uploadFolder`` as they
+    /// arrive, not held in memory: the side-file threshold, past which a cassette keeps a body in a file too.
+    package var uploadMemoryLimit = CassetteCodec.defaultSideFileThreshold
+    /// Where request bodies past ``uploadMemoryLimit`` are kept while their exchange lasts: a
+    /// folder of each upload's own, removed when it is answered (`$TAPEDECK_HOME/uploads`).
+    package var uploadFolder: URL { authorityHome.appendingPathComponent("uploads", isDirectory: true) }
 
     /// Creates a configuration with the documented defaults.
     package init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,

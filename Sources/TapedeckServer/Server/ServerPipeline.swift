@@ -52,10 +52,15 @@ enum ServerPipeline {
             HTTP2Setting(parameter: .maxHeaderListSize, value: Self.maxHeaderListSize),
             // WebSocket over HTTP/2 (RFC 8441), through ExtendedConnect.
             HTTP2Setting(parameter: .enableConnectProtocol, value: 1),
+            HTTP2Setting(parameter: .initialWindowSize, value: Self.streamWindowSize),
         ]
+        // Windows given back as each stream reads its DATA frames.
+        connection.targetWindowSize = Self.connectionWindowSize
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        stream.targetWindowSize = Self.streamWindowSize
         let idleClose = HTTP2IdleClose(eventLoop: operations.eventLoop)
         _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: connection,
-                                                  streamConfiguration: NIOHTTP2Handler.StreamConfiguration(), streamDelegate: idleClose.streams) { stream in
+                                                  streamConfiguration: stream, streamDelegate: idleClose.streams) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     ExtendedConnect(),
@@ -84,6 +89,12 @@ enum ServerPipeline {
     static let maxConcurrentStreams = 100
     /// The largest header block accepted, as for HTTP/1.1 (`SETTINGS_MAX_HEADER_LIST_SIZE`).
     static let maxHeaderListSize = 64 * 1024
+    /// How many bytes of a request body a client may send on one stream before the server reads
+    /// them (`SETTINGS_INITIAL_WINDOW_SIZE`). HTTP/2's default, 64 KiB, holds an upload on loopback
+    /// to a window's round trip at a time; 4 MiB lets it run at the socket's rate.
+    static let streamWindowSize = 4 << 20
+    /// The same for all the streams of a connection together.
+    static let connectionWindowSize = 16 << 20
 
     private static func addHTTPHandlers(_ operations: ChannelPipeline.SynchronousOperations, front: any Responder,
                                         configuration: ServerConfiguration, origin: String?) throws {

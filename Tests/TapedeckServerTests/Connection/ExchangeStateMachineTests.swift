@@ -29,6 +29,7 @@ import Testing
         func quiesce() -> Bool { machine.quiesce() }
         func writabilityChanged(isWritable: Bool) -> Bool { machine.writabilityChanged(isWritable: isWritable) }
         func connectionClosed() -> Bool { machine.connectionClosed() }
+        func bodyNotKept(_ reason: String) -> ExchangeStateMachine.PartAction { machine.bodyNotKept(reason) }
     }
 
     private let now = NIODeadline.uptimeNanoseconds(1_000)
@@ -38,13 +39,13 @@ import Testing
         HTTPRequestHead(version: version, method: method, uri: uri, headers: HTTPHeaders(headers))
     }
 
-    @Test func aWholeRequestIsHandedOnWithItsBodyAndArrival() {
+    @Test func aWholeRequestIsHandedOnAfterItsBodyIsCollected() {
         let machine = Driver(maxBodySize: 100, isTunnel: false)
         let post = head(.POST, "/items", [("Content-Length", "6")])
         #expect(machine.received(.head(post), now: now) == .none)
-        #expect(machine.received(.body(ByteBuffer(string: "abc")), now: now) == .none)
-        #expect(machine.received(.body(ByteBuffer(string: "def")), now: now) == .none)
-        #expect(machine.received(.end(nil), now: now) == .respond(post, ByteBuffer(string: "abcdef"), arrival: now))
+        #expect(machine.received(.body(ByteBuffer(string: "abc")), now: now) == .collect(ByteBuffer(string: "abc")))
+        #expect(machine.received(.body(ByteBuffer(string: "def")), now: now) == .collect(ByteBuffer(string: "def")))
+        #expect(machine.received(.end(nil), now: now) == .respond(post, arrival: now))
         #expect(machine.isResponding)
         #expect(machine.responseEnded() == .keepAlive)
         #expect(!machine.isResponding)
@@ -191,7 +192,7 @@ import Testing
         #expect(machine.responseEnded() == .keepAlive)
         // Taken up in order: the head, then the end, which starts the second response and stops the take-up.
         #expect(machine.takeWaitingPart() == ExchangeStateMachine.PartAction.none)
-        #expect(machine.takeWaitingPart() == .respond(head(.GET, "/second"), ByteBuffer(), arrival: now))
+        #expect(machine.takeWaitingPart() == .respond(head(.GET, "/second"), arrival: now))
         #expect(machine.takeWaitingPart() == nil)
         #expect(!machine.releaseHeldRead())
         #expect(machine.responseEnded() == .keepAlive)
@@ -214,11 +215,20 @@ import Testing
     @Test func aStreamedBodyOverTheLimitIsRefusedWhenItCrossesIt() {
         let machine = Driver(maxBodySize: 10, isTunnel: false)
         #expect(machine.received(.head(head(.POST, "/", [("Transfer-Encoding", "chunked")])), now: now) == .none)
-        #expect(machine.received(.body(ByteBuffer(string: "0123456789")), now: now) == .none)
+        #expect(machine.received(.body(ByteBuffer(string: "0123456789")), now: now) == .collect(ByteBuffer(string: "0123456789")))
         #expect(machine.received(.body(ByteBuffer(string: "x")), now: now)
             == .refuse(.contentTooLarge, reason: "the request body is over the limit of 10 bytes (--max-body)"))
         // What follows the refusal is dropped.
         #expect(machine.received(.end(nil), now: now) == .none)
+    }
+
+    @Test func aBodyThatCannotBeKeptIsAnswered500AndTheConnectionCloses() {
+        let machine = Driver(maxBodySize: 100, isTunnel: false)
+        #expect(machine.received(.head(head(.POST, "/", [("Content-Length", "4")])), now: now) == .none)
+        #expect(machine.received(.body(ByteBuffer(string: "abcd")), now: now) == .collect(ByteBuffer(string: "abcd")))
+        #expect(machine.bodyNotKept("the disk is full") == .refuse(.internalServerError, reason: "the disk is full"))
+        #expect(machine.received(.end(nil), now: now) == .none, "the rest is dropped")
+        #expect(machine.responseEnded() == .close)
     }
 
     @Test func expectContinueIsAnsweredInTheRequestsVersion() {
@@ -259,7 +269,7 @@ import Testing
         #expect(responding.decodingFailed(HTTPParserError.invalidHeaderToken) == ExchangeStateMachine.PartAction.none)
         #expect(responding.responseEnded() == .keepAlive)
         #expect(responding.takeWaitingPart() == .some(.none))
-        #expect(responding.takeWaitingPart() == .respond(head(.GET, "/second"), ByteBuffer(), arrival: now))
+        #expect(responding.takeWaitingPart() == .respond(head(.GET, "/second"), arrival: now))
         #expect(responding.responseEnded() == .keepAlive)
         #expect(responding.takeWaitingPart() == .refuse(.badRequest, reason: "malformed request: \(HTTPParserError.invalidHeaderToken)"))
         #expect(responding.closesAfterResponse)
@@ -290,7 +300,7 @@ import Testing
         let authorized = head(.GET, "/first", [("Proxy-Authorization", "Basic dTpw")])
         #expect(machine.received(.head(authorized), now: now) == .none)
         // The credentials go no further than the machine.
-        #expect(machine.received(.end(nil), now: now) == .respond(head(.GET, "/first"), ByteBuffer(), arrival: now))
+        #expect(machine.received(.end(nil), now: now) == .respond(head(.GET, "/first"), arrival: now))
         // An unauthorized request pipelined behind waits for the first answer, then is challenged.
         #expect(machine.received(.head(head(.GET, "/second")), now: now) == .none)
         #expect(machine.received(.end(nil), now: now) == .none)

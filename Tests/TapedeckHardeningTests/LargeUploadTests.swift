@@ -1,0 +1,190 @@
+import Foundation
+@_spi(Internals) import TapedeckCore
+import TapedeckTestSupport
+import Testing
+
+/// Request bodies of any size (SPEC 8a): real `tapedeck replay` and `tapedeck record` processes,
+/// curl uploading a generated body over HTTP/1.1 (with a Content-Length, and chunked) and HTTP/2
+/// (h2c), a Python upstream that answers with the SHA-256 of what reached it, and the child's
+/// resident memory read from /proc while it takes the uploads.
+///
+/// The body is 200 MiB, or `TAPEDECK_LARGE_UPLOAD_MIB` MiB.
+@Suite(.serialized) struct LargeUploadTests {
+    /// The size of the upload.
+    static let size: Int = {
+        if let mebibytes = Int(ProcessInfo.processInfo.environment["TAPEDECK_LARGE_UPLOAD_MIB"] ?? "") { return mebibytes << 20 }
+        return 200 << 20
+    }()
+
+    /// How much a child's resident memory may grow while it takes an upload, in KiB: under 100 MiB
+    /// whatever the upload's size. Under a sanitizer only the bytes are checked.
+    static let growthLimitKiB = HardeningFixtures.sanitized ? Int.max : 100 * 1024
+
+    /// How curl sends the body: its arguments.
+    static let framings: [(name: String, arguments: [String])] = [
+        ("content-length", []),
+        ("chunked", ["-H", "Transfer-Encoding: chunked"]),
+        ("h2c", ["--http2-prior-knowledge"]),
+    ]
+
+    @Test func uploadsToAStubAreTakenInBoundedMemoryAndLeaveNoFile() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let body = try Self.writeBody(in: directory)
+        let stubs = directory.appending(path: "stubs.json")
+        try Data(#"{"version": 1, "interactions": [], "stubs": [{"request": {"method": "POST", "path": "/upload"}, "response": {"status": 201, "body": {"text": "taken"}}}]}"#.utf8)
+            .write(to: stubs)
+        let home = directory.appending(path: "home")
+        let replay = try TapedeckProcess(["replay", stubs.path, "--port", "0", "--max-body", "\(2 * Self.size)"],
+                                         environment: ["TAPEDECK_HOME": home.path])
+        let port = try replay.waitUntilListening()
+        let before = try #require(replay.residentKiB())
+        let peak = PeakMemory(replay)
+        for framing in Self.framings {
+            let answer = try Self.upload(body, to: "http://127.0.0.1:\(port)/upload", framing.arguments)
+            #expect(answer.status == "201" && answer.body == "taken", "\(framing.name): \(answer)")
+        }
+        let peakKiB = await peak.finish(stopping: replay)
+        #expect(peakKiB - before < Self.growthLimitKiB, "the replay server grew from \(before) KiB to \(peakKiB) KiB")
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
+        print("LARGE-UPLOAD stub \(Self.size >> 20) MiB × 3: replay grew by \((peakKiB - before) / 1024) MiB")
+    }
+
+    @Test func uploadIsForwardedWholeRecordedAsASideFileAndMatchedByItsDigest() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let body = try Self.writeBody(in: directory)
+        let digest = try Curl.sha256(of: body)
+        let upstream = try UploadUpstream()
+        defer { upstream.stop() }
+        let cassette = directory.appending(path: "uploads.json")
+        let home = directory.appending(path: "home")
+
+        // Recording: each framing reaches the upstream whole.
+        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.baseURL, "--port", "0",
+                                            "--max-body", "\(2 * Self.size)"], environment: ["TAPEDECK_HOME": home.path])
+        let recorderPort = try recorder.waitUntilListening()
+        let before = try #require(recorder.residentKiB())
+        let peak = PeakMemory(recorder)
+        for framing in Self.framings {
+            let answer = try Self.upload(body, to: "http://127.0.0.1:\(recorderPort)/upload/\(framing.name)", framing.arguments)
+            #expect(answer.status == "200", "\(framing.name): \(answer)")
+            #expect(answer.body == #"{"bytes": \#(Self.size), "sha256": "\#(digest)"}"#, "\(framing.name)")
+        }
+        peak.sample()
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit(timeout: 120) == 0)
+        let peakKiB = await peak.finish()
+        #expect(peakKiB - before < Self.growthLimitKiB, "the recorder grew from \(before) KiB to \(peakKiB) KiB")
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
+
+        // The cassette keeps each request body as a side file with the upload's digest.
+        let interactions = try CassetteCodec().load(cassette).interactions
+        #expect(interactions.map(\.request.target.path) == Self.framings.map { "/upload/\($0.name)" })
+        for interaction in interactions {
+            let file = try #require(interaction.request.body.file, "\(interaction.request.url)")
+            #expect(file.digest == digest && file.size == Self.size)
+            #expect(try Curl.sha256(of: file.url) == digest)
+        }
+
+        // Replay: the same bytes match their recording, one byte changed is a miss that names both digests.
+        let replay = try TapedeckProcess(["replay", cassette.path, "--port", "0", "--max-body", "\(2 * Self.size)"],
+                                         environment: ["TAPEDECK_HOME": home.path])
+        let replayPort = try replay.waitUntilListening()
+        let replayBefore = try #require(replay.residentKiB())
+        let replayPeak = PeakMemory(replay)
+        for framing in Self.framings {
+            let answer = try Self.upload(body, to: "http://127.0.0.1:\(replayPort)/upload/\(framing.name)", framing.arguments)
+            #expect(answer.status == "200" && answer.body.contains(digest), "\(framing.name): \(answer)")
+        }
+        let changed = try Self.changingOneByte(of: body, in: directory)
+        let changedDigest = try Curl.sha256(of: changed)
+        let miss = try Self.upload(changed, to: "http://127.0.0.1:\(replayPort)/upload/h2c", ["--http2-prior-knowledge"])
+        #expect(miss.status == "599")
+        #expect(miss.body.contains(String(digest.prefix(12))) && miss.body.contains(String(changedDigest.prefix(12))), "\(miss.body)")
+        let replayPeakKiB = await replayPeak.finish(stopping: replay)
+        #expect(replayPeakKiB - replayBefore < Self.growthLimitKiB, "replay grew from \(replayBefore) KiB to \(replayPeakKiB) KiB")
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty)
+        print("LARGE-UPLOAD record and replay \(Self.size >> 20) MiB × 3: recorder grew by \((peakKiB - before) / 1024) MiB, "
+              + "replay by \((replayPeakKiB - replayBefore) / 1024) MiB")
+    }
+
+    @Test func clientLeavingMidUploadLeavesNoFileAndTheServerGoesOn() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let home = directory.appending(path: "home")
+        let replay = try TapedeckProcess(["replay", HardeningFixtures.exampleCassette.path, "--port", "0"],
+                                         environment: ["TAPEDECK_HOME": home.path])
+        let port = try replay.waitUntilListening()
+
+        // Past the in-memory limit (1 MiB), then gone.
+        let socket = try RawSocket(port: port)
+        socket.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(32 << 20)\r\n\r\n")
+        let piece = String(repeating: "x", count: 1 << 20)
+        for _ in 0..<4 { socket.send(piece) }
+        let uploads = home.appending(path: "uploads")
+        let spooled = try await Self.waitUntil { try !Self.files(in: uploads).isEmpty }
+        socket.hangUp()
+        let removed = try await Self.waitUntil { try Self.files(in: uploads).isEmpty }
+        let after = try Curl.download("http://127.0.0.1:\(port)/plaintext?name=Shawn", to: directory.appending(path: "after.txt"))
+        replay.stop()
+
+        #expect(spooled, "the body went to a file once past the in-memory limit")
+        #expect(removed, "the file went with the client")
+        #expect(after == "200")
+    }
+
+    /// Writes the upload: ``LargeBodyPattern``'s bytes.
+    static func writeBody(in directory: URL) throws -> URL {
+        let file = directory.appending(path: "upload.bin")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        let pattern = LargeBodyPattern(size: size)
+        for index in 0..<pattern.pieceCount { try handle.write(contentsOf: pattern.piece(index)) }
+        return file
+    }
+
+    /// A copy of `file` with its middle byte changed.
+    static func changingOneByte(of file: URL, in directory: URL) throws -> URL {
+        let changed = directory.appending(path: "changed.bin")
+        try FileManager.default.copyItem(at: file, to: changed)
+        let handle = try FileHandle(forUpdating: changed)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(size / 2))
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: UInt64(size / 2))
+        try handle.write(contentsOf: [byte ^ 0xFF])
+        return changed
+    }
+
+    /// Uploads `file` with curl; the status and the answer's body.
+    static func upload(_ file: URL, to url: String, _ arguments: [String]) throws -> (status: String, body: String) {
+        let output = try ChildProcess.run(URL(filePath: "/usr/bin/curl"),
+                                          ["-s", "--max-time", "600", "-H", "Content-Type: application/octet-stream",
+                                           "--data-binary", "@\(file.path)", "-w", "\n%{http_code}"] + arguments + [url],
+                                          mergingErrors: false).standardOutput
+        let text = String(decoding: output, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+    }
+
+    /// The files below `folder`, in every subfolder (none when there is no folder).
+    static func files(in folder: URL) throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: folder.appending(path: name).path, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+    }
+
+    /// Polls `condition` for up to 30 seconds (scaled for sanitizers); whether it held.
+    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(TimeInterval(30 * Deadlines.scale))
+        while Date() < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try condition()
+    }
+}
