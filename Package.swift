@@ -127,6 +127,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: swiftNIO),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: swiftNIO),
             ]
         ),

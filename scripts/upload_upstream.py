@@ -30,19 +30,17 @@ class Handler(BaseHTTPRequestHandler):
                     while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                         pass  # trailers
                     return
-                while size > 0:
-                    piece = self.rfile.read(min(size, PIECE))
-                    if not piece:
-                        raise ConnectionError("the client left mid-chunk")
-                    size -= len(piece)
-                    yield piece
+                yield from self.read(size)
                 self.rfile.readline()
-        remaining = int(self.headers.get("Content-Length", "0"))
-        while remaining > 0:
-            piece = self.rfile.read(min(remaining, PIECE))
+        yield from self.read(int(self.headers.get("Content-Length", "0")))
+
+    def read(self, size):
+        """The next `size` bytes of the body, in pieces of at most 1 MiB."""
+        while size > 0:
+            piece = self.rfile.read(min(size, PIECE))
             if not piece:
                 raise ConnectionError("the client left mid-body")
-            remaining -= len(piece)
+            size -= len(piece)
             yield piece
 
     def take_upload(self):

@@ -34,15 +34,38 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
     private let deflate: PerMessageDeflateCodec?
     /// A fragmented message under way: its first frame's opcode, whether it is compressed, and the bytes so far.
     private var fragments: (opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer)?
+    /// The server's total for unfinished messages, if any, and what this connection holds of it.
+    private let budget: WebSocketBufferBudget?
+    private var held = 0
     /// Set once the peer broke the protocol: nothing more is read from it.
     private var hasFailed = false
     /// Set once a close frame was written: no other is.
     private var closeSent = false
 
-    package init(peerIsClient: Bool, maxMessageSize: Int, deflate: PerMessageDeflateCodec? = nil) {
+    /// - Parameter budget: the total the unfinished messages of all connections may hold; none when nil.
+    package init(peerIsClient: Bool, maxMessageSize: Int, deflate: PerMessageDeflateCodec? = nil, budget: WebSocketBufferBudget? = nil) {
         self.peerIsClient = peerIsClient
         self.maxMessageSize = maxMessageSize
         self.deflate = deflate
+        self.budget = budget
+    }
+
+    /// Gives back what the message under way held.
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        releaseHeld()
+    }
+
+    private func releaseHeld() {
+        budget?.giveBack(held)
+        held = 0
+    }
+
+    /// Counts a fragment against the budget; false when the budget is spent.
+    private func hold(_ fragment: ByteBuffer, fin: Bool) -> Bool {
+        guard let budget, !fin || held > 0 else { return true }
+        guard budget.take(fragment.readableBytes) else { return false }
+        held += fragment.readableBytes
+        return true
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -72,11 +95,16 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
             guard fragments == nil else {
                 return fail(Violation(code: 1002, reason: "a new message began before the fragmented one ended"), context: context)
             }
+            guard hold(payload, fin: frame.fin) else { return fail(buffersFull, context: context) }
             fragments = (frame.opcode, frame.rsv1, payload)
             take(fin: frame.fin, context: context)
         case .continuation:
             guard fragments != nil else {
                 return fail(Violation(code: 1002, reason: "a continuation frame with no message to continue"), context: context)
+            }
+            guard hold(payload, fin: false) else {
+                fragments = nil
+                return fail(buffersFull, context: context)
             }
             // Appended in place: a copy bound out of `fragments` would make every append copy the
             // message so far (time quadratic in its size).
@@ -97,6 +125,7 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
         }
         guard fin else { return }
         fragments = nil
+        releaseHeld()
         var message = Data(data.readableBytesView)
         if compressed, let deflate {
             do {
@@ -117,6 +146,9 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
     }
 
     private var tooLarge: Violation { Violation(code: 1009, reason: "a message over \(maxMessageSize) bytes") }
+    private var buffersFull: Violation {
+        Violation(code: 1009, reason: "the server holds \(budget?.limit ?? 0) bytes of unfinished messages already (--max-websocket-buffer)")
+    }
 
     /// A close frame: no body, or a code and a UTF-8 reason.
     private func readClose(_ payload: ByteBuffer, context: ChannelHandlerContext) {
@@ -160,6 +192,8 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
     private func fail(_ violation: Violation, context: ChannelHandlerContext) {
         guard !hasFailed else { return }
         hasFailed = true
+        fragments = nil
+        releaseHeld()
         context.fireErrorCaught(violation)
         closeConnection(code: violation.code, reason: WebSocketConversation.closeReason(violation.reason), context: context)
     }

@@ -20,9 +20,11 @@ import Testing
     /// whatever the upload's size. Under a sanitizer only the bytes are checked.
     static let growthLimitKiB = HardeningFixtures.sanitized ? Int.max : 100 * 1024
 
-    /// How curl sends the body: its arguments.
+    /// How curl sends the body: its arguments. Over HTTP/1.1 curl asks `Expect: 100-continue` for a
+    /// body this large unless told not to.
     static let framings: [(name: String, arguments: [String])] = [
         ("content-length", []),
+        ("no-expect", ["-H", "Expect:"]),
         ("chunked", ["-H", "Transfer-Encoding: chunked"]),
         ("h2c", ["--http2-prior-knowledge"]),
     ]
@@ -38,16 +40,16 @@ import Testing
         let replay = try TapedeckProcess(["replay", stubs.path, "--port", "0", "--max-body", "\(2 * Self.size)"],
                                          environment: ["TAPEDECK_HOME": home.path])
         let port = try replay.waitUntilListening()
-        let before = try #require(replay.residentKiB())
-        let peak = PeakMemory(replay)
-        for framing in Self.framings {
-            let answer = try Self.upload(body, to: "http://127.0.0.1:\(port)/upload", framing.arguments)
-            #expect(answer.status == "201" && answer.body == "taken", "\(framing.name): \(answer)")
+        let growth = try await Self.growthKiB(of: replay) {
+            for framing in Self.framings {
+                let answer = try Self.upload(body, to: "http://127.0.0.1:\(port)/upload", framing.arguments)
+                #expect(answer.status == "201" && answer.body == "taken", "\(framing.name): \(answer)")
+            }
         }
-        let peakKiB = await peak.finish(stopping: replay)
-        #expect(peakKiB - before < Self.growthLimitKiB, "the replay server grew from \(before) KiB to \(peakKiB) KiB")
+        replay.stop()
+        #expect(growth < Self.growthLimitKiB, "the replay server grew by \(growth) KiB")
         #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
-        print("LARGE-UPLOAD stub \(Self.size >> 20) MiB × 3: replay grew by \((peakKiB - before) / 1024) MiB")
+        print("LARGE-UPLOAD stub \(Self.size >> 20) MiB × \(Self.framings.count): replay grew by \(growth / 1024) MiB")
     }
 
     @Test func uploadIsForwardedWholeRecordedAsASideFileAndMatchedByItsDigest() async throws {
@@ -55,7 +57,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let body = try Self.writeBody(in: directory)
         let digest = try Curl.sha256(of: body)
-        let upstream = try UploadUpstream()
+        let upstream = try ExampleUpstream(script: "scripts/upload_upstream.py", arguments: ["--port", "0"])
         defer { upstream.stop() }
         let cassette = directory.appending(path: "uploads.json")
         let home = directory.appending(path: "home")
@@ -64,18 +66,16 @@ import Testing
         let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.baseURL, "--port", "0",
                                             "--max-body", "\(2 * Self.size)"], environment: ["TAPEDECK_HOME": home.path])
         let recorderPort = try recorder.waitUntilListening()
-        let before = try #require(recorder.residentKiB())
-        let peak = PeakMemory(recorder)
-        for framing in Self.framings {
-            let answer = try Self.upload(body, to: "http://127.0.0.1:\(recorderPort)/upload/\(framing.name)", framing.arguments)
-            #expect(answer.status == "200", "\(framing.name): \(answer)")
-            #expect(answer.body == #"{"bytes": \#(Self.size), "sha256": "\#(digest)"}"#, "\(framing.name)")
+        let recorderGrowth = try await Self.growthKiB(of: recorder) {
+            for framing in Self.framings {
+                let answer = try Self.upload(body, to: "http://127.0.0.1:\(recorderPort)/upload/\(framing.name)", framing.arguments)
+                #expect(answer.status == "200", "\(framing.name): \(answer)")
+                #expect(answer.body == #"{"bytes": \#(Self.size), "sha256": "\#(digest)"}"#, "\(framing.name)")
+            }
         }
-        peak.sample()
         recorder.signal(SIGINT)
         #expect(recorder.waitForExit(timeout: 120) == 0)
-        let peakKiB = await peak.finish()
-        #expect(peakKiB - before < Self.growthLimitKiB, "the recorder grew from \(before) KiB to \(peakKiB) KiB")
+        #expect(recorderGrowth < Self.growthLimitKiB, "the recorder grew by \(recorderGrowth) KiB")
         #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
 
         // The cassette keeps each request body as a side file with the upload's digest.
@@ -91,22 +91,22 @@ import Testing
         let replay = try TapedeckProcess(["replay", cassette.path, "--port", "0", "--max-body", "\(2 * Self.size)"],
                                          environment: ["TAPEDECK_HOME": home.path])
         let replayPort = try replay.waitUntilListening()
-        let replayBefore = try #require(replay.residentKiB())
-        let replayPeak = PeakMemory(replay)
-        for framing in Self.framings {
-            let answer = try Self.upload(body, to: "http://127.0.0.1:\(replayPort)/upload/\(framing.name)", framing.arguments)
-            #expect(answer.status == "200" && answer.body.contains(digest), "\(framing.name): \(answer)")
-        }
         let changed = try Self.changingOneByte(of: body, in: directory)
         let changedDigest = try Curl.sha256(of: changed)
-        let miss = try Self.upload(changed, to: "http://127.0.0.1:\(replayPort)/upload/h2c", ["--http2-prior-knowledge"])
-        #expect(miss.status == "599")
-        #expect(miss.body.contains(String(digest.prefix(12))) && miss.body.contains(String(changedDigest.prefix(12))), "\(miss.body)")
-        let replayPeakKiB = await replayPeak.finish(stopping: replay)
-        #expect(replayPeakKiB - replayBefore < Self.growthLimitKiB, "replay grew from \(replayBefore) KiB to \(replayPeakKiB) KiB")
+        let replayGrowth = try await Self.growthKiB(of: replay) {
+            for framing in Self.framings {
+                let answer = try Self.upload(body, to: "http://127.0.0.1:\(replayPort)/upload/\(framing.name)", framing.arguments)
+                #expect(answer.status == "200" && answer.body.contains(digest), "\(framing.name): \(answer)")
+            }
+            let miss = try Self.upload(changed, to: "http://127.0.0.1:\(replayPort)/upload/h2c", ["--http2-prior-knowledge"])
+            #expect(miss.status == "599")
+            #expect(miss.body.contains(String(digest.prefix(12))) && miss.body.contains(String(changedDigest.prefix(12))), "\(miss.body)")
+        }
+        replay.stop()
+        #expect(replayGrowth < Self.growthLimitKiB, "replay grew by \(replayGrowth) KiB")
         #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty)
-        print("LARGE-UPLOAD record and replay \(Self.size >> 20) MiB × 3: recorder grew by \((peakKiB - before) / 1024) MiB, "
-              + "replay by \((replayPeakKiB - replayBefore) / 1024) MiB")
+        print("LARGE-UPLOAD record and replay \(Self.size >> 20) MiB × \(Self.framings.count): recorder grew by \(recorderGrowth / 1024) MiB, "
+              + "replay by \(replayGrowth / 1024) MiB")
     }
 
     @Test func clientLeavingMidUploadLeavesNoFileAndTheServerGoesOn() async throws {
@@ -132,6 +132,15 @@ import Testing
         #expect(spooled, "the body went to a file once past the in-memory limit")
         #expect(removed, "the file went with the client")
         #expect(after == "200")
+    }
+
+    /// How much `server`'s resident memory grew above where it stood while `uploads` ran, in KiB.
+    static func growthKiB(of server: TapedeckProcess, taking uploads: () throws -> Void) async throws -> Int {
+        let before = try #require(server.residentKiB())
+        let peak = PeakMemory(server)
+        try uploads()
+        peak.sample()
+        return await peak.finish() - before
     }
 
     /// Writes the upload: ``LargeBodyPattern``'s bytes.

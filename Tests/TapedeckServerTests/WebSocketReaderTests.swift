@@ -72,6 +72,37 @@ import Testing
         #expect(collector.violations.isEmpty)
     }
 
+    /// The unfinished messages of all connections share one total: a fragment past it closes its
+    /// own socket with 1009, and what a message held is given back when it ends or its socket does.
+    @Test func unfinishedMessagesShareOneTotal() throws {
+        let budget = WebSocketBufferBudget(limit: 100)
+        func reader() throws -> (EmbeddedChannel, Collector) {
+            let collector = Collector(), channel = EmbeddedChannel()
+            try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(peerIsClient: true, maxMessageSize: 80, budget: budget))
+            try channel.pipeline.syncOperations.addHandler(collector)
+            return (channel, collector)
+        }
+        let (first, firstMessages) = try reader(), (second, secondMessages) = try reader()
+        try first.writeInbound(frame(.binary, Array(repeating: 1, count: 60), fin: false))
+        #expect(budget.inUse == 60)
+        try second.writeInbound(frame(.binary, Array(repeating: 2, count: 30), fin: false))
+        try second.writeInbound(frame(.continuation, Array(repeating: 2, count: 30), fin: false))
+        #expect(try closeSent(second) == (1009, true), "60 and 60 is past the total of 100")
+        #expect(secondMessages.violations.map(\.code) == [1009])
+        #expect(budget.inUse == 60, "the refused socket gave back what it held")
+
+        // A whole message in one frame holds nothing; the first message's end gives back its part.
+        try first.writeInbound(frame(.continuation, Array(repeating: 1, count: 10)))
+        #expect(firstMessages.messages == [.binary(Data(repeating: 1, count: 70))])
+        #expect(budget.inUse == 0)
+        let (third, thirdMessages) = try reader()
+        try third.writeInbound(frame(.binary, Array(repeating: 3, count: 80), fin: false))
+        #expect(budget.inUse == 80)
+        _ = try third.finish(acceptAlreadyClosed: true)
+        #expect(budget.inUse == 0, "a socket that closes mid-message gives back what it held")
+        #expect(thirdMessages.violations.isEmpty)
+    }
+
     @Test func underPermessageDeflateMessagesAreReadDecompressedAndWrittenCompressed() throws {
         let channel = try channel(maxMessageSize: 4096, deflate: PerMessageDeflateCodec(PerMessageDeflate(), role: .server))
         let client = PerMessageDeflateCodec(PerMessageDeflate(), role: .client)

@@ -18,11 +18,18 @@ public final class TapedeckProcess: @unchecked Sendable {
     /// The listening line exactly.
     public private(set) var listeningLine = ""
 
-    /// Starts `tapedeck ARGUMENTS` with extra environment, in `directory` (default: the repository root).
+    /// Starts `tapedeck ARGUMENTS` with extra environment, in `directory` (default: the repository
+    /// root); with a `launcher` (`["/usr/bin/prlimit", "--nofile=256"]`), as `LAUNCHER tapedeck ARGUMENTS`.
     public init(_ arguments: [String], environment: [String: String] = [:],
-                directory: URL = ExampleUpstream.repositoryRoot) throws {
-        process.executableURL = try TapedeckBinary.locate()
-        process.arguments = arguments
+                directory: URL = ExampleUpstream.repositoryRoot, launcher: [String] = []) throws {
+        let binary = try TapedeckBinary.locate()
+        if let program = launcher.first {
+            process.executableURL = URL(filePath: program)
+            process.arguments = Array(launcher.dropFirst()) + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         process.environment = merged

@@ -90,6 +90,7 @@ struct RecordCommand: AsyncParsableCommand {
         let signals: TerminationSignal
         do {
             signals = try TerminationSignal.install()
+            FileDescriptorLimit.raiseToHardLimit()
             running = try await TapedeckServer.start(configuration: configuration, mode: responder,
                                                      group: MultiThreadedEventLoopGroup.singleton)
         } catch {

@@ -70,6 +70,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let signals: TerminationSignal
         do {
             signals = try TerminationSignal.install()
+            FileDescriptorLimit.raiseToHardLimit()
             running = try await TapedeckServer.start(configuration: configuration, mode: responder)
         } catch {
             FileHandleOutput.standardError("tapedeck replay: \(error)")

@@ -19,12 +19,17 @@ struct ServerOptions: ParsableArguments {
                                valueName: "BYTES"))
     var maxMessageSize = 16 << 20
 
+    @Option(help: ArgumentHelp("Most bytes of unfinished WebSocket messages all connections together hold; "
+                               + "a fragment past it closes its socket with 1009.", valueName: "BYTES"))
+    var maxWebsocketBuffer = 64 << 20
+
     @Option(help: ArgumentHelp("How long a silent connection is kept open.", valueName: "SECONDS"))
     var idleTimeout = 60
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
+        guard maxWebsocketBuffer >= 0 else { throw ValidationError("--max-websocket-buffer must not be negative") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
         // The frame decoder takes frames of at most 4 GiB - 1.
         guard (1...Int(UInt32.max)).contains(maxMessageSize) else {
@@ -36,6 +41,7 @@ struct ServerOptions: ParsableArguments {
     var configuration: ServerConfiguration {
         var configuration = ServerConfiguration(host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)))
         configuration.maxMessageSize = maxMessageSize
+        configuration.maxWebSocketBuffer = maxWebsocketBuffer
         return configuration
     }
 

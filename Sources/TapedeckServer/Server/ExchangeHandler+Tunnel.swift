@@ -72,7 +72,6 @@ extension ExchangeHandler {
     func acceptWebSocket(_ acceptance: WebSocketHandshake.Acceptance, context: ChannelHandlerContext,
                          conversation: @autoclosure () -> any ChannelHandler) {
         let deflate = acceptance.deflate.map { PerMessageDeflateCodec($0, role: .server) }
-        let maxMessageSize = configuration.maxMessageSize
         do {
             if context.pipeline.isHTTP2Stream {
                 guard (try? context.pipeline.syncOperations.handler(type: ExtendedConnect.self))?.isWebSocket == true else {
@@ -81,13 +80,13 @@ extension ExchangeHandler {
                 }
                 tunnelOpened()
                 context.writeAndFlush(wrapOutboundOut(.head(ExtendedConnect.answer(standingFor: acceptance.head))), promise: nil)
-                try ServerPipeline.switchStreamToWebSocket(context: context, handler: self, maxMessageSize: maxMessageSize,
+                try ServerPipeline.switchStreamToWebSocket(context: context, handler: self, configuration: configuration,
                                                            deflate: deflate, conversation: conversation())
             } else {
                 tunnelOpened()
                 context.write(wrapOutboundOut(.head(acceptance.head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                try ServerPipeline.switchToWebSocket(context: context, handler: self, maxMessageSize: maxMessageSize,
+                try ServerPipeline.switchToWebSocket(context: context, handler: self, configuration: configuration,
                                                      deflate: deflate, conversation: conversation())
             }
         } catch {

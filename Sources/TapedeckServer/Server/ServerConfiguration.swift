@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import TapedeckCore
+import TapedeckNIO
 
 /// Where a server listens and the limits it enforces on every connection.
 package struct ServerConfiguration: Sendable {
@@ -16,6 +17,15 @@ package struct ServerConfiguration: Sendable {
     package var drainTimeout: TimeAmount = .seconds(10)
     /// The largest WebSocket message (fragments joined) either server takes; a larger one closes its socket with 1009.
     package var maxMessageSize = 16 << 20
+    /// The most bytes of unfinished WebSocket messages (fragments not yet joined) all of the
+    /// server's connections together hold (`--max-websocket-buffer`, default four messages of the
+    /// default size); a fragment past it closes its socket with 1009.
+    package var maxWebSocketBuffer: Int {
+        get { webSocketBuffers.limit }
+        set { webSocketBuffers = WebSocketBufferBudget(limit: newValue) }
+    }
+    /// The account of ``maxWebSocketBuffer``, shared by every copy of this configuration: one per server.
+    package private(set) var webSocketBuffers = WebSocketBufferBudget(limit: 64 << 20)
     /// The status of an unmatched request (default 599).
     package var unmatchedStatus: Int
     /// The folder `Tapedeck-Cassette: NAME` loads `NAME.json` from, if any.

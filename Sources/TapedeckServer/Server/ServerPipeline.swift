@@ -178,12 +178,12 @@ enum ServerPipeline {
 
     /// Replaces the HTTP handlers, once a WebSocket upgrade was answered, by WebSocket framing and
     /// `conversation`, the handler that reads and writes whole messages.
-    static func switchToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, maxMessageSize: Int,
+    static func switchToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, configuration: ServerConfiguration,
                                   deflate: PerMessageDeflateCodec?, conversation: any ChannelHandler) throws {
         let operations = context.pipeline.syncOperations
         let old = [handler] + (try plainHTTPHandlers(operations))
         // Last, so the bytes the HTTP decoder kept after the handshake reach the frame decoder.
-        try operations.addHandlers(webSocketHandlers(maxMessageSize: maxMessageSize, deflate: deflate, conversation: conversation))
+        try operations.addHandlers(webSocketHandlers(configuration: configuration, deflate: deflate, conversation: conversation))
         for old in old { operations.removeHandler(old, promise: nil) }
         // The exchange handler held the connection's read while it answered; reading starts again here.
         context.channel.read()
@@ -192,22 +192,23 @@ enum ServerPipeline {
     /// Puts WebSocket framing over the stream's DATA frames and `conversation` in front of the
     /// HTTP/1 translation of an HTTP/2 stream, once its extended CONNECT was answered. The
     /// translation stays behind, unreached: the conversation handler takes every message.
-    static func switchStreamToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, maxMessageSize: Int,
+    static func switchStreamToWebSocket(context: ChannelHandlerContext, handler: ExchangeHandler, configuration: ServerConfiguration,
                                         deflate: PerMessageDeflateCodec?, conversation: any ChannelHandler) throws {
         let operations = context.pipeline.syncOperations
-        let handlers = [WebSocketOverHTTP2Stream()] + webSocketHandlers(maxMessageSize: maxMessageSize, deflate: deflate, conversation: conversation)
+        let handlers = [WebSocketOverHTTP2Stream()] + webSocketHandlers(configuration: configuration, deflate: deflate, conversation: conversation)
         try operations.addHandlers(handlers, position: .after(try operations.handler(type: ExtendedConnect.self)))
         operations.removeHandler(handler, promise: nil)
         context.channel.read()
     }
 
     /// WebSocket framing for a client's connection, the message reader (with the connection's
-    /// `permessage-deflate`, when agreed) and `conversation`.
-    private static func webSocketHandlers(maxMessageSize: Int, deflate: PerMessageDeflateCodec?,
+    /// `permessage-deflate`, when agreed, and the server's total for unfinished messages) and `conversation`.
+    private static func webSocketHandlers(configuration: ServerConfiguration, deflate: PerMessageDeflateCodec?,
                                           conversation: any ChannelHandler) -> [any ChannelHandler] {
-        [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxMessageSize)),
+        [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: configuration.maxMessageSize)),
          WebSocketFrameEncoder(),
-         WebSocketMessageReader(peerIsClient: true, maxMessageSize: maxMessageSize, deflate: deflate),
+         WebSocketMessageReader(peerIsClient: true, maxMessageSize: configuration.maxMessageSize, deflate: deflate,
+                                budget: configuration.webSocketBuffers),
          conversation]
     }
 }

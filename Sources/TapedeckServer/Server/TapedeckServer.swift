@@ -58,6 +58,7 @@ package final class TapedeckServer: Sendable {
         let channel = try await ServerBootstrap(group: loop, childGroup: eventLoops)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptPause(pause: TapedeckServer.acceptPause))
                     try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
                 }
             }
@@ -74,6 +75,9 @@ package final class TapedeckServer: Sendable {
             .get()
         return (channel, quiescing)
     }
+
+    /// How long the server stops accepting after `accept` failed (out of file descriptors, say).
+    static let acceptPause = TimeAmount.milliseconds(100)
 
     /// The base URL clients use, such as `http://127.0.0.1:8080`.
     package var url: String {

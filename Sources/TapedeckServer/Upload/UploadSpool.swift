@@ -16,7 +16,12 @@ final class UploadSpool {
     private let temporary: URL
     private var handle: FileHandle?
     private var hash = SHA256()
-    private(set) var byteCount = 0
+    /// The bytes written to the file.
+    private var byteCount = 0
+    /// The bytes kept until there are ``writeSize`` of them: HTTP/2 brings a body in frames of
+    /// 16 KiB, and a write a frame cost more than the frames' bytes did.
+    private var pending = ByteBuffer()
+    private static let writeSize = 1 << 20
 
     /// Creates `root` when needed, a folder of the spool's own in it, and the file.
     init(root: URL) throws(SideFileError) {
@@ -43,18 +48,27 @@ final class UploadSpool {
 
     /// Appends the next bytes received.
     func append(_ bytes: ByteBuffer) throws(SideFileError) {
-        guard let handle else { throw .unreadable(temporary.path, "the upload spool is closed") }
+        guard handle != nil else { throw .unreadable(temporary.path, "the upload spool is closed") }
+        var bytes = bytes
+        pending.writeBuffer(&bytes)
+        if pending.readableBytes >= Self.writeSize { try writePending() }
+    }
+
+    private func writePending() throws(SideFileError) {
+        guard let handle, pending.readableBytes > 0 else { return }
         do {
-            try bytes.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
+            try pending.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
         } catch {
             throw .unreadable(temporary.path, "\(error)")
         }
-        bytes.withUnsafeReadableBytes { hash.update($0) }
-        byteCount += bytes.readableBytes
+        pending.withUnsafeReadableBytes { hash.update($0) }
+        byteCount += pending.readableBytes
+        pending.clear()
     }
 
     /// Closes the file and names it by its SHA-256: the body whole, owned by the value returned.
     func finish() throws(SideFileError) -> SpooledBody {
+        try writePending()
         guard let handle else { throw .unreadable(temporary.path, "the upload spool is closed") }
         self.handle = nil
         let named = folder.appendingPathComponent("\(hash.finalize().hexadecimal).bin")
