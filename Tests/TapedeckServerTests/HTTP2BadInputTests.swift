@@ -148,6 +148,29 @@ import Testing
     }
 }
 
+extension HTTP2BadInputTests {
+    /// A client that never opens its receive window (SETTINGS_INITIAL_WINDOW_SIZE 0, no
+    /// WINDOW_UPDATE) holds its answer in the server's buffers: the stream is reset once the send
+    /// timeout (1 s here) passes with nothing taken, and the connection serves on.
+    @Test func aStreamWhoseClientNeverOpensItsWindowIsResetAtTheSendTimeout() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = String(repeating: "x", count: 64 * 1024)
+        let cassette = try Fixtures.writeCassette(#"{"version": 1, "interactions": [], "stubs": [{"request": {"path": "/big"}, "response": {"status": 200, "body": {"text": "\#(big)"}}}]}"#,
+                                                  named: "big.json", in: directory)
+        try await ReplayHarness.run(files: [cassette], configure: { $0.sendTimeout = .seconds(Int64(Deadlines.scale)) }) { harness in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10 * Deadlines.scale)
+            let zeroWindow = Data([0x00, 0x04, 0, 0, 0, 0])  // SETTINGS_INITIAL_WINDOW_SIZE = 0
+            socket.send(Data(HTTPVersionSnifferPreface.bytes) + HTTP2Frames.frame(type: 0x04, flags: 0, stream: 0, zeroWindow)
+                + HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: 1, HTTP2Frames.requestBlock(get: true, path: "/big")))
+            let answer = await socket.read { data in HTTP2Frames.frames(in: data).contains { $0.type == 0x03 } }
+            let frames = HTTP2Frames.frames(in: answer.data).filter { $0.stream == 1 }
+            #expect(frames.map(\.type) == [0x01, 0x03], "the head, then RST_STREAM: \(frames)")
+            #expect(!HTTP2Frames.frames(in: answer.data).contains { $0.type == 0x07 }, "the connection goes on")
+        }
+    }
+}
+
 /// A flood of one kind of frame, for ``HTTP2BadInputTests``.
 enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case rapidReset, ping, settings, priority, emptyData, continuation

@@ -26,11 +26,21 @@ struct ServerOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long a silent connection is kept open.", valueName: "SECONDS"))
     var idleTimeout = 60
 
+    @Option(help: ArgumentHelp("How long an HTTP/1.1 connection may take to send a whole request head, "
+                               + "from when it opened or its last answer ended.", valueName: "SECONDS"))
+    var headerTimeout = 60
+
+    @Option(help: ArgumentHelp("How long a client may take nothing of its answer before its connection (an HTTP/2 "
+                               + "stream: its stream) is closed.", valueName: "SECONDS"))
+    var sendTimeout = 60
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         guard maxBody >= 0 else { throw ValidationError("--max-body must not be negative") }
         guard maxWebsocketBuffer >= 0 else { throw ValidationError("--max-websocket-buffer must not be negative") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+        guard headerTimeout > 0 else { throw ValidationError("--header-timeout must be positive") }
+        guard sendTimeout > 0 else { throw ValidationError("--send-timeout must be positive") }
         // The frame decoder takes frames of at most 4 GiB - 1.
         guard (1...Int(UInt32.max)).contains(maxMessageSize) else {
             throw ValidationError("--max-message-size must be from 1 to \(UInt32.max) bytes, not \(maxMessageSize)")
@@ -42,6 +52,8 @@ struct ServerOptions: ParsableArguments {
         var configuration = ServerConfiguration(host: host, port: port, maxBodySize: maxBody, idleTimeout: .seconds(Int64(idleTimeout)))
         configuration.maxMessageSize = maxMessageSize
         configuration.maxWebSocketBuffer = maxWebsocketBuffer
+        configuration.headerTimeout = .seconds(Int64(headerTimeout))
+        configuration.sendTimeout = .seconds(Int64(sendTimeout))
         return configuration
     }
 

@@ -29,6 +29,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var streamedBody: RequestBodyStream?
     /// The body of the request being received whole.
     private var collector: RequestBodyCollector
+    /// Closes the connection when a request's head is not whole in time (HTTP/1.1 only: an HTTP/2
+    /// stream's head arrives whole in its HEADERS frames).
+    private var headDeadline: Scheduled<Void>?
+    /// Closes the connection (or stream) when a client does not take what it is sent in time.
+    private var sendDeadline: Scheduled<Void>?
 
     /// - Parameter scope: the scope of the HTTP/2 connection this stream is part of; nil gives the
     ///   handler a scope of its own (an HTTP/1.1 connection).
@@ -47,8 +52,54 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         collector = RequestBodyCollector(threshold: configuration.uploadMemoryLimit, root: configuration.uploadFolder)
     }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { armHeadDeadline(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        armHeadDeadline(context: context)
+        context.fireChannelActive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        perform(machine.received(unwrapInboundIn(data), now: context.eventLoop.now), context: context)
+        let part = unwrapInboundIn(data)
+        if case .head = part {
+            headDeadline?.cancel()
+            headDeadline = nil
+        }
+        perform(machine.received(part, now: context.eventLoop.now), context: context)
+    }
+
+    /// Gives the next request's head ``ServerConfiguration/headerTimeout`` to arrive whole.
+    private func armHeadDeadline(context: ChannelHandlerContext) {
+        guard ownsScope, headDeadline == nil else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        headDeadline = context.eventLoop.scheduleTask(in: configuration.headerTimeout) {
+            let (handler, context) = bound.value
+            handler.headDeadline = nil
+            if handler.machine.awaitsHead { handler.closeBetweenAnswers(context: context) }
+        }
+    }
+
+    /// While the client takes nothing more, gives it ``ServerConfiguration/sendTimeout`` to start again.
+    private func watchSending(context: ChannelHandlerContext) {
+        guard !context.channel.isWritable else {
+            sendDeadline?.cancel()
+            sendDeadline = nil
+            return
+        }
+        guard sendDeadline == nil else { return }
+        let channel = context.channel
+        sendDeadline = context.eventLoop.scheduleTask(in: configuration.sendTimeout) {
+            if !channel.isWritable { channel.close(promise: nil) }
+        }
+    }
+
+    private func cancelDeadlines() {
+        headDeadline?.cancel()
+        headDeadline = nil
+        sendDeadline?.cancel()
+        sendDeadline = nil
     }
 
     func read(context: ChannelHandlerContext) {
@@ -89,12 +140,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if machine.connectionClosed() { cutStreamedBody() }
         collector.discard()
+        cancelDeadlines()
         context.fireChannelInactive()
     }
 
     /// A client that stops reading its answers is not read from until it takes them again.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if machine.writabilityChanged(isWritable: context.channel.isWritable) { context.read() }
+        watchSending(context: context)
         context.fireChannelWritabilityChanged()
     }
 
@@ -102,6 +155,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         if ownsScope { scope.close() }
         collector.discard()
+        cancelDeadlines()
     }
 
     private func perform(_ action: ExchangeStateMachine.PartAction, context: ChannelHandlerContext) {
@@ -252,6 +306,7 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 scope.deferredFlush.flush(context.channel)
             }
             resumeWaiting(context: context)
+            if machine.awaitsHead { armHeadDeadline(context: context) }
         case .close:
             let closing = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
             closing.cascade(to: promise)

@@ -267,6 +267,14 @@ struct ExchangeStateMachine {
         }
     }
 
+    /// Whether the connection waits for a request's head (none of it read yet, or only part): its
+    /// head deadline runs (``ServerConfiguration/headerTimeout``), and a connection still waiting when
+    /// it passes is closed without an answer, as nginx closes one past `client_header_timeout`.
+    var awaitsHead: Bool {
+        guard case .idle = state else { return false }
+        return waiting.isEmpty
+    }
+
     /// Nothing was read for the idle timeout: whether to close. A connection with a response or
     /// a tunnel under way stays.
     func idleTimeoutFired() -> Bool {

@@ -13,6 +13,12 @@ package struct ServerConfiguration: Sendable {
     package var maxBodySize: Int
     /// How long a connection may stay silent, with no request in flight, before it is dropped.
     package var idleTimeout: TimeAmount
+    /// How long an HTTP/1.1 connection may take to send a whole request head, from when it opened or
+    /// its last answer ended (`--header-timeout`); past it the connection closes, however it trickles.
+    package var headerTimeout: TimeAmount = .seconds(60)
+    /// How long an answer may wait for its client to take what was written (`--send-timeout`): past
+    /// it, a client that stopped reading loses its connection (an HTTP/2 stream, its stream).
+    package var sendTimeout: TimeAmount = .seconds(60)
     /// How long stopping waits for the answers under way before it closes what is left.
     package var drainTimeout: TimeAmount = .seconds(10)
     /// The largest WebSocket message (fragments joined) either server takes; a larger one closes its socket with 1009.

@@ -215,6 +215,51 @@ import Testing
         #expect(!channel.isActive)
     }
 
+    /// A head trickled a line at a time keeps the idle timeout from firing, but not the head's
+    /// deadline, which runs again from each answer's end; an answer under way is never cut by it.
+    @Test func aTrickledHeadIsClosedAtTheHeaderTimeout() throws {
+        let responder = TestResponder()
+        let channel = try connection(responder)
+        try send("GET /one HTTP/1.1\r\nHost: a\r\n\r\n", to: channel)
+        #expect(try written(channel).hasSuffix("answer to /one (0 bytes)"))
+        try send("GET /two HTTP/1.1\r\n", to: channel)
+        for _ in 0..<5 {
+            channel.embeddedEventLoop.advanceTime(by: .seconds(11))
+            try send("X-Slow: a\r\n", to: channel)
+        }
+        #expect(channel.isActive, "55 s after the last answer")
+        channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+        #expect(!channel.isActive, "61 s after the last answer, the head still unfinished")
+        #expect(responder.requests.map(\.target) == ["/one"], "the unfinished request reached no one")
+
+        responder.answersAtOnce = false
+        let slow = try connection(responder)
+        try send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n", to: slow)
+        slow.embeddedEventLoop.advanceTime(by: .seconds(120))
+        #expect(slow.isActive, "a request being answered has no head to wait for")
+        _ = try slow.finish(acceptAlreadyClosed: true)
+    }
+
+    /// A client that takes nothing of its answer for the send timeout loses its connection; one
+    /// that starts taking again in time keeps it.
+    @Test func aClientThatStopsReadingIsClosedAtTheSendTimeout() throws {
+        let responder = TestResponder()
+        responder.answersAtOnce = false
+        let channel = try connection(responder)
+        try send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n", to: channel)
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(50))
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(50))
+        #expect(channel.isActive, "it took something 50 s in")
+        channel.embeddedEventLoop.advanceTime(by: .seconds(11))
+        #expect(!channel.isActive, "then nothing for 61 s")
+    }
+
     @Test func aSilentConnectionClosesAfterTheIdleTimeoutButNotMidResponse() throws {
         let quiet = try connection(TestResponder())
         quiet.embeddedEventLoop.advanceTime(by: .seconds(59))
