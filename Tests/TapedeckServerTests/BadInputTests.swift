@@ -54,7 +54,8 @@ import Testing
     @Test func anHTTP2BodyOverTheLimitGetsTheWhole413() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
             let body = try Fixtures.temporaryDirectory().appending(path: "body.bin")
-            try Data(repeating: UInt8(ascii: "b"), count: 200_000).write(to: body)
+            // Past the stream's receive window (4 MiB), so the client is still sending when it is answered.
+            try Data(repeating: UInt8(ascii: "b"), count: 8 << 20).write(to: body)
             let answer = try await Subprocess.run(executable: "/usr/bin/env", arguments: ["nghttp", "-v", "-d", body.path, harness.base + "/postName"])
             let text = answer.text
             #expect(text.contains("(stream_id=13) :status: 413"), "\(text)")

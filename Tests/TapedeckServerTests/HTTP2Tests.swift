@@ -88,6 +88,59 @@ import Testing
         #expect(recorded.cassette.interactions.allSatisfy { $0.response.status == 200 && $0.httpVersion == "1.1" })
     }
 
+    /// Streams a client resets as it opens them (a rapid reset) cost the upstream nothing but the
+    /// one HTTP/2 connection their client connection shares: a request whose stream was reset by
+    /// the time a connection is to be opened for it opens none. Each reset stream once opened a
+    /// connection of its own to an upstream without HTTP/2.
+    @Test func streamsResetAsTheyOpenCostTheUpstreamNoConnection() async throws {
+        _ = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            var frames = HTTP2Frames.greeting
+            for index in 0..<50 {
+                let stream = UInt32(2 * index + 1)
+                frames += HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: stream, HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=R\(index)"))
+                frames += HTTP2Frames.frame(type: 0x03, flags: 0, stream: stream, Data([0, 0, 0, 0x08]))  // RST_STREAM CANCEL
+            }
+            socket.send(frames)
+            socket.send(HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: 101, HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=Last")))
+            let answered = await socket.read { $0.range(of: Data("Hello Last!".utf8)) != nil }
+            #expect(answered.data.range(of: Data("Hello Last!".utf8)) != nil)
+            // The last request alone reached the upstream: over HTTP/2 first, then HTTP/1.1 (it speaks only that).
+            #expect(upstream.acceptedConnections.withLock { $0 } <= 2, "\(upstream.acceptedConnections.withLock { $0 }) connections")
+            #expect(upstream.requests.withLock { $0 } == 1)
+        }
+    }
+
+    /// `--max-upstream-connections` bounds the connections open to one upstream over all clients:
+    /// a stream that would need one more is answered 503 at once, the others are served.
+    @Test func streamsPastTheUpstreamConnectionLimitGet503() async throws {
+        let streams = 6
+        _ = try await RecordHarness.recordFromTestUpstream(settings: { cassette, upstream in
+            var settings = RecordSettings(cassette: cassette, target: upstream.target)
+            settings.maxUpstreamConnections = 2
+            return settings
+        }) { (harness: RecordHarness, upstream: TestUpstream) async throws in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10)
+            // A first request finds that the upstream speaks only HTTP/1.1; its connection stays kept.
+            socket.send(HTTP2Frames.greeting
+                + HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: 1, HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=First")))
+            _ = await socket.read { $0.range(of: Data("Hello First!".utf8)) != nil }
+            var frames = Data()
+            for index in 0..<streams {
+                frames += HTTP2Frames.frame(type: 0x01, flags: 0x05, stream: UInt32(2 * index + 3),
+                                            HTTP2Frames.requestBlock(get: true, path: "/held?n=\(index)"))
+            }
+            socket.send(frames)
+            let refused = await socket.read { $0.occurrences(of: "--max-upstream-connections") == streams - 2 }
+            #expect(refused.data.occurrences(of: "--max-upstream-connections") == streams - 2, "the others are refused at once")
+            #expect(upstream.openConnections.withLock { $0 } <= 2)
+            try await waitUntil { upstream.held.withLock { $0.count } == 2 }
+            upstream.releaseHeld()
+            let answered = await socket.read { $0.occurrences(of: "held answer") == 2 }
+            #expect(answered.data.occurrences(of: "held answer") == 2)
+        }
+    }
+
     /// Once a burst of streams to an upstream without HTTP/2 is answered, the client connection
     /// keeps six (`ConnectionScope.maxIdleUpstreamsPerOrigin`) of the upstream connections it opened
     /// for the next burst and closes the others, while it stays open. Before, it kept one per

@@ -44,6 +44,10 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the upstream may stay silent before the answer is 504.", valueName: "SECONDS"))
     var upstreamTimeout = 60
 
+    @Option(help: ArgumentHelp("Most connections open to one upstream at once, over all clients; past it the answer is 503.",
+                               valueName: "N"))
+    var maxUpstreamConnections = 128
+
     @OptionGroup var server: ServerOptions
 
     @OptionGroup(title: "Redaction") var redaction: RedactionOptions
@@ -59,6 +63,7 @@ struct RecordCommand: AsyncParsableCommand {
             throw ValidationError("--mode must be one of \(RecordMode.allValueStrings.joined(separator: ", ")) (use `tapedeck replay` to replay)")
         }
         guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
+        guard maxUpstreamConnections > 0 else { throw ValidationError("--max-upstream-connections must be positive") }
     }
 
     func run() async throws {
@@ -74,6 +79,7 @@ struct RecordCommand: AsyncParsableCommand {
                 cassette: URL(filePath: cassette), target: target, mode: mode, redaction: redaction.rules,
                 trust: UpstreamTrust(extraRoots: upstreamCa.map { URL(filePath: $0) }, insecure: insecureUpstream),
                 passthroughHosts: Set(passthroughHost), upstreamTimeout: .seconds(Int64(upstreamTimeout)), playback: playback)
+            settings.maxUpstreamConnections = maxUpstreamConnections
             settings.stubs = try lifecycle.loadStubs()
             settings.hooks = lifecycle.hooks
             responder = try RecordingMode(settings: settings, configuration: configuration,

@@ -18,6 +18,8 @@ package struct RecordSettings: Sendable {
     package var passthroughHosts: Set<String>
     /// How long the upstream may stay silent before the answer is 504.
     package var upstreamTimeout: TimeAmount
+    /// The most connections open to one upstream at once, over all clients; past it the answer is 503.
+    package var maxUpstreamConnections = 128
     /// How matching and playback work for what the cassette already holds.
     package var playback: PlaybackOptions
     /// Stubs from `--stubs` files: they answer before the network.

@@ -39,7 +39,8 @@ package final class RecordingMode: Mode {
         self.settings = settings
         base = settings.target
         forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), http2TLS: try settings.trust.sslContext(alpn: ["h2", "http/1.1"]),
-                                      http1Only: HTTP1OnlyOrigins(logger: logger), timeout: settings.upstreamTimeout, dialer: dialer)
+                                      http1Only: HTTP1OnlyOrigins(logger: logger), timeout: settings.upstreamTimeout,
+                                      dialer: UpstreamConnectionLimit(limit: settings.maxUpstreamConnections).counting(dialer))
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in logger.error("cannot save: \(error)") })

@@ -105,7 +105,8 @@ final class UpstreamExchange {
         lastActivity = start
     }
 
-    private var isDone: Bool {
+    /// Whether the exchange is over: answered, failed, or its client gone.
+    var isDone: Bool {
         if case .done = state { return true }
         return false
     }
@@ -299,6 +300,8 @@ final class UpstreamExchange {
             // Reached, but what it answered does not parse as HTTP/1.1.
             (status, code, message) = (.badGateway, "upstream-unreachable",
                                        "the upstream for \(url) answered with what is not HTTP/1.1 (\(error)); nothing was recorded")
+        case .unreachable(let reached as UpstreamConnectionLimit.Reached):
+            (status, code, message) = (.serviceUnavailable, "upstream-busy", "\(reached); nothing was recorded")
         case .unreachable(let error), .broken(let error):
             (status, code, message) = (.badGateway, "upstream-unreachable",
                                        "cannot reach the upstream for \(url): \(UpstreamFailureText.describe(error)); nothing was recorded")

@@ -69,6 +69,8 @@ struct UpstreamForwarder: Sendable {
         let scope = sink.scope
         let (tls, connectTimeout, loop, dialer) = (tls, connectTimeout, sink.eventLoop, dialer)
         let connectAndSend = {
+            // A stream its client reset meanwhile (a rapid reset) costs the upstream no connection.
+            guard !exchange.isDone else { return }
             UpstreamConnection.connect(to: origin, tls: tls, timeout: connectTimeout, on: loop, dialer: dialer).assumeIsolated().whenComplete { result in
                 switch result {
                 case .success(let connection):
@@ -102,6 +104,7 @@ struct UpstreamForwarder: Sendable {
         connection.assumeIsolated().whenComplete { result in
             switch result {
             case .success(let connection):
+                guard !exchange.isDone else { return }
                 let again: (() -> Void)? = attemptsLeft == 0 ? nil : {
                     scope.retire(connection)
                     forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink, attemptsLeft: attemptsLeft - 1)

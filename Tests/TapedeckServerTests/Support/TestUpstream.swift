@@ -25,6 +25,8 @@ final class TestUpstream: Sendable {
     let held = Locked<[@Sendable () -> Void]>([])
     /// How many connections to it are open.
     let openConnections = Locked(0)
+    /// How many connections it accepted in all.
+    let acceptedConnections = Locked(0)
     private let channel: any Channel
 
     /// The base URL with 127.0.0.1.
@@ -109,6 +111,7 @@ final class CounterBox: @unchecked Sendable {
     }
     func connectionOpened() {
         upstream?.openConnections.withLock { $0 += 1 }
+        upstream?.acceptedConnections.withLock { $0 += 1 }
     }
     func connectionClosed() {
         upstream?.openConnections.withLock { $0 -= 1 }
