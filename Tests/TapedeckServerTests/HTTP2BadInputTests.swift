@@ -42,7 +42,9 @@ import Testing
             socket.send(HTTP2Frames.greeting + flood.frames(count: 300))
             let answer = await socket.read()
             let goaway = HTTP2Frames.frames(in: answer.data).filter { $0.type == 0x07 }
-            #expect(goaway.map(\.code) == [0x0B], "GOAWAY with ENHANCE_YOUR_CALM: \(HTTP2Frames.frames(in: answer.data).map(\.type))")
+            // The rest of the flood in the same read may earn a second GOAWAY before the connection closes.
+            #expect(!goaway.isEmpty && goaway.allSatisfy { $0.code == 0x0B },
+                    "GOAWAY with ENHANCE_YOUR_CALM: \(HTTP2Frames.frames(in: answer.data).map(\.type))")
             // Closed with the rest of the flood unread, the socket may end with a TCP reset instead.
             #expect([.closed, .reset].contains(answer.ending), "the connection ended: \(answer.ending)")
             let healthy = try await Curl.run(["--http2-prior-knowledge", harness.base + "/plaintext?name=Shawn"])

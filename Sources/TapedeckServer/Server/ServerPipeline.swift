@@ -77,11 +77,14 @@ enum ServerPipeline {
     /// Closes an HTTP/2 connection once SwiftNIO's handler has answered a connection error with
     /// GOAWAY (a malformed preface or frame, a broken header block): the peer must not go on, and
     /// the connection's streams end with it. Errors of one stream stay in that stream's channel.
+    /// The close waits for the handler to finish the read that found the error: closed from within
+    /// it, the connection's open streams and their handlers were never freed.
     final class CloseOnConnectionError: ChannelInboundHandler, Sendable {
         typealias InboundIn = Never
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            context.close(promise: nil)
+            let channel = context.channel
+            context.eventLoop.execute { channel.close(promise: nil) }
         }
     }
 
