@@ -27,11 +27,7 @@ for tool in h2load wrk nginx; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install -y nghttp2-client wrk nginx-light" >&2; exit 1; }
 done
 
-echo "building the release binary..." >&2
-swift build -c release --product tapedeck >&2
-swift build -c release --package-path Benchmarks --product bare-server >&2
-BIN="$(swift build -c release --show-bin-path)"
-BENCH_BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+source scripts/bench/release_build.sh
 
 source scripts/bench/workspace.sh
 chmod 755 "$WORK"   # nginx's worker (nobody) reads the body from here

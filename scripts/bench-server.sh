@@ -26,11 +26,7 @@ if ! command -v wrk >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get install -y wrk >/dev/null; else sudo apt-get install -y wrk >/dev/null; fi
 fi
 
-echo "building release binaries..." >&2
-swift build -c release --product tapedeck >&2
-swift build -c release --package-path Benchmarks --product bare-server >&2
-BIN="$(swift build -c release --show-bin-path)"
-BENCH_BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+source scripts/bench/release_build.sh
 
 source scripts/bench/workspace.sh
 

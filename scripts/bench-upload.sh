@@ -20,11 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${1:-5}"
 
-echo "building the release binaries..." >&2
-swift build -c release --product tapedeck >&2
-swift build -c release --package-path Benchmarks --product bare-server >&2
-BIN="$(swift build -c release --show-bin-path)"
-BENCH_BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+source scripts/bench/release_build.sh
 
 source scripts/bench/workspace.sh
 SIZES=(10 100)

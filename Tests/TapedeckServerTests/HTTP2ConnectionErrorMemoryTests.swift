@@ -5,9 +5,9 @@ import Testing
 
 /// Memory after HTTP/2 connection errors with streams open: the real `tapedeck replay` as a child
 /// process, a hundred and fifty connections that each open ten streams and then break the protocol one
-/// way, its resident memory read from /proc before and after. Closing such a connection from
-/// inside SwiftNIO's HTTP/2 handler, as it reported the error, once kept each connection's
-/// streams and handlers alive: about 220 KiB a connection, never given back.
+/// way, its resident memory read from /proc before and after. A connection closed from inside
+/// SwiftNIO's HTTP/2 handler, as it reports the error, would keep its streams and handlers alive
+/// (about 220 KiB a connection, never given back).
 @Suite(.serialized) struct HTTP2ConnectionErrorMemoryTests {
     /// How a connection breaks the protocol, after its ten open streams.
     enum Breach: String, CaseIterable, CustomTestStringConvertible {

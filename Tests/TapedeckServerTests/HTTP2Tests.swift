@@ -90,8 +90,8 @@ import Testing
 
     /// Streams a client resets as it opens them (a rapid reset) cost the upstream nothing but the
     /// one HTTP/2 connection their client connection shares: a request whose stream was reset by
-    /// the time a connection is to be opened for it opens none. Each reset stream once opened a
-    /// connection of its own to an upstream without HTTP/2.
+    /// the time a connection is to be opened for it opens none, so a client's abuse is not passed
+    /// on to a shared upstream.
     @Test func streamsResetAsTheyOpenCostTheUpstreamNoConnection() async throws {
         _ = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)

@@ -58,8 +58,8 @@ import Testing
         return (code, !channel.isActive)
     }
 
-    /// A 16 MiB message in 4,096 fragments of 4 KiB arrives whole, each fragment in its place. (Each
-    /// fragment once copied the message so far: this took minutes in a debug build.)
+    /// A 16 MiB message in 4,096 fragments of 4 KiB arrives whole, each fragment in its place, in
+    /// time linear in its size (a copy of the message so far per fragment would take minutes here).
     @Test func aMessageInThousandsOfFragmentsIsJoinedWhole() throws {
         let size = 16 << 20, fragment = 4096
         let channel = try channel(maxMessageSize: size)
@@ -101,6 +101,16 @@ import Testing
         _ = try third.finish(acceptAlreadyClosed: true)
         #expect(budget.inUse == 0, "a socket that closes mid-message gives back what it held")
         #expect(thirdMessages.violations.isEmpty)
+    }
+
+    /// A conversation with no frame either way for the idle timeout is closed with 1001; a tunnel's
+    /// watch of reads alone is passed on untouched.
+    @Test func anIdleConversationIsClosedGoingAway() throws {
+        let channel = try channel()
+        channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.read)
+        #expect(try closeSent(channel).code == nil, "reads alone are not this handler's to watch")
+        channel.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
+        #expect(try closeSent(channel) == (1001, true))
     }
 
     @Test func underPermessageDeflateMessagesAreReadDecompressedAndWrittenCompressed() throws {

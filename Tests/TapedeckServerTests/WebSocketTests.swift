@@ -188,6 +188,22 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
+    /// A conversation with no frame either way for the idle timeout (300 ms here) is closed with
+    /// 1001, so idle clients cannot hold sockets open for as long as they like.
+    @Test func aConversationIdleForTheIdleTimeoutIsClosedGoingAway() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stubs = try Fixtures.writeCassette("""
+            {"version": 1, "stubs": [{"request": {"path": "/quiet"}, "response": {"websocket": [
+              {"from": "server", "text": "hello"}, {"from": "client", "text": "never sent"}
+            ]}}]}
+            """, named: "stubs.json", in: directory)
+        try await ReplayHarness.run(files: [stubs], configure: { $0.idleTimeout = .milliseconds(300 * Int64(Deadlines.scale)) }) { harness in
+            let heard = try await talk(webSocketURL(harness.base, "/quiet"), ["recv", "recv"])
+            #expect(heard == "text hello\nclosed 1001 nothing was sent either way for the idle timeout\n")
+        }
+    }
+
     @Test func theForwardProxyRecordsAWebSocketInsideAnInterceptedTLSTunnel() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -205,10 +205,12 @@ enum ServerPipeline {
     }
 
     /// WebSocket framing for a client's connection, the message reader (with the connection's
-    /// `permessage-deflate`, when agreed, and the server's total for unfinished messages) and `conversation`.
+    /// `permessage-deflate`, when agreed, and the server's total for unfinished messages) and
+    /// `conversation`; a conversation with no frame either way for the idle timeout is closed.
     private static func webSocketHandlers(configuration: ServerConfiguration, deflate: PerMessageDeflateCodec?,
                                           conversation: any ChannelHandler) -> [any ChannelHandler] {
-        [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: configuration.maxMessageSize)),
+        [IdleStateHandler(allTimeout: configuration.idleTimeout),
+         ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: configuration.maxMessageSize)),
          WebSocketFrameEncoder(),
          WebSocketMessageReader(peerIsClient: true, maxMessageSize: configuration.maxMessageSize, deflate: deflate,
                                 budget: configuration.webSocketBuffers),
