@@ -47,9 +47,10 @@ import Testing
                 #expect(answer.status == "201" && answer.body == "taken", "\(framing.name): \(answer)")
             }
         }
+        #expect(try await Self.waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty },
+                "each upload's file goes with its exchange")
         replay.stop()
         #expect(growth < Self.growthLimitKiB, "the replay server grew by \(growth) KiB")
-        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
         print("LARGE-UPLOAD stub \(Self.size >> 20) MiB × \(Self.framings.count): replay grew by \(growth / 1024) MiB")
     }
 
@@ -74,10 +75,12 @@ import Testing
                 #expect(answer.body == #"{"bytes": \#(Self.size), "sha256": "\#(digest)"}"#, "\(framing.name)")
             }
         }
+        let released = try await Self.waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty }
+        let left = try Self.files(in: home.appending(path: "uploads"))
+        #expect(released, "each upload's file goes once it is recorded: \(left)")
         recorder.signal(SIGINT)
         #expect(recorder.waitForExit(timeout: 120) == 0)
         #expect(recorderGrowth < Self.growthLimitKiB, "the recorder grew by \(recorderGrowth) KiB")
-        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
 
         // The cassette keeps each request body as a side file with the upload's digest.
         let interactions = try CassetteCodec().load(cassette).interactions
@@ -103,9 +106,10 @@ import Testing
             #expect(miss.status == "599")
             #expect(miss.body.contains(String(digest.prefix(12))) && miss.body.contains(String(changedDigest.prefix(12))), "\(miss.body)")
         }
+        #expect(try await Self.waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty })
         replay.stop()
         #expect(replayGrowth < Self.growthLimitKiB, "replay grew by \(replayGrowth) KiB")
-        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty)
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "the server's upload folder goes when it stops")
         print("LARGE-UPLOAD record and replay \(Self.size >> 20) MiB × \(Self.framings.count): recorder grew by \(recorderGrowth / 1024) MiB, "
               + "replay by \(replayGrowth / 1024) MiB")
     }

@@ -31,10 +31,12 @@ import Testing
 
     /// The floods of the HTTP/2 denial-of-service family, each far cheaper to send than to serve:
     /// streams opened and reset at once ("rapid reset", CVE-2023-44487), PING, SETTINGS or PRIORITY
-    /// frames, empty DATA frames, and a header block that never ends in CONTINUATIONs. SwiftNIO's
-    /// HTTP/2 handler counts each (its defaults, which ``ServerPipeline`` keeps: 200 resets or
-    /// control frames in 30 s, a few empty DATA or CONTINUATION frames in a row); past the count
-    /// the connection ends with GOAWAY ENHANCE_YOUR_CALM, and other connections are served.
+    /// frames, empty DATA frames, a header block that never ends in CONTINUATIONs, and the
+    /// connection's window given back a byte at a time. SwiftNIO's HTTP/2 handler counts each but
+    /// the last (its defaults, which ``ServerPipeline`` keeps: 200 resets or control frames in 30 s,
+    /// a few empty DATA or CONTINUATION frames in a row), ``WindowUpdateFloodGuard`` the last (200
+    /// in 30 s); past the count the connection ends with GOAWAY ENHANCE_YOUR_CALM, and other
+    /// connections are served.
     @Test(arguments: HTTP2Flood.allCases)
     func aFloodEndsTheConnectionWithEnhanceYourCalmAndOthersAreServed(flood: HTTP2Flood) async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
@@ -175,7 +177,7 @@ extension HTTP2BadInputTests {
 
 /// A flood of one kind of frame, for ``HTTP2BadInputTests``.
 enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case rapidReset, ping, settings, priority, emptyData, continuation
+    case rapidReset, ping, settings, priority, emptyData, continuation, windowUpdate
 
     var testDescription: String { rawValue }
 
@@ -199,6 +201,8 @@ enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
             case .continuation:  // HEADERS without END_HEADERS, then empty CONTINUATIONs
                 return index == 0 ? HTTP2Frames.frame(type: 0x01, flags: 0, stream: 1, HTTP2Frames.requestBlock(get: true))
                     : HTTP2Frames.frame(type: 0x09, flags: 0, stream: 1)
+            case .windowUpdate:  // the connection's window, one byte at a time
+                return HTTP2Frames.frame(type: 0x08, flags: 0, stream: 0, Data([0, 0, 0, 1]))
             }
         }
         return frames.reduce(into: Data()) { $0.append($1) }

@@ -111,6 +111,7 @@ struct RecordCommand: AsyncParsableCommand {
             FileHandleOutput.standardError("tapedeck record: finishing \(underWay) exchange(s) under way and saving the cassette; a second signal stops at once")
         }
         try? await running.shutdown()
+        defer { configuration.removeUploadFolder() }
         do {
             try await responder.shutdown()
         } catch {

@@ -79,5 +79,6 @@ struct ReplayCommand: AsyncParsableCommand {
         ListeningLine.announce(running)
         _ = await signals.wait()
         try? await running.shutdown()
+        configuration.removeUploadFolder()
     }
 }

@@ -53,9 +53,19 @@ package struct ServerConfiguration: Sendable {
     /// Request bodies larger than this many bytes are written to a file in ``uploadFolder`` as they
     /// arrive, not held in memory: the side-file threshold, past which a cassette keeps a body in a file too.
     package var uploadMemoryLimit = CassetteCodec.defaultSideFileThreshold
-    /// Where request bodies past ``uploadMemoryLimit`` are kept while their exchange lasts: a
-    /// folder of each upload's own, removed when it is answered (`$TAPEDECK_HOME/uploads`).
-    package var uploadFolder: URL { authorityHome.appendingPathComponent("uploads", isDirectory: true) }
+    /// Where request bodies past ``uploadMemoryLimit`` are kept while their exchange lasts: a folder
+    /// of this server's own (`$TAPEDECK_HOME/uploads/<uuid>`), holding one folder for each upload,
+    /// removed when the upload's exchange is done; ``removeUploadFolder()`` removes what is left.
+    package var uploadFolder: URL {
+        authorityHome.appendingPathComponent("uploads", isDirectory: true).appendingPathComponent(uploadFolderName, isDirectory: true)
+    }
+    private let uploadFolderName = UUID().uuidString
+
+    /// Removes ``uploadFolder`` and whatever it still holds: for when the server and its mode have
+    /// stopped, and an upload's exchange may have ended without letting go of its file.
+    package func removeUploadFolder() {
+        try? FileManager.default.removeItem(at: uploadFolder)
+    }
 
     /// Creates a configuration with the documented defaults.
     package init(host: String = "127.0.0.1", port: Int = 8080, maxBodySize: Int = 64 << 20,

@@ -70,6 +70,7 @@ enum ServerPipeline {
             }
         }
         try operations.addHandler(CloseOnConnectionError())
+        try operations.addHandler(WindowUpdateFloodGuard(streams: idleClose.streams))
         try operations.addHandler(idleClose)
         try operations.addHandler(ConnectionScopeCloser(scope: scope.value))
     }
