@@ -20,11 +20,12 @@ import Testing
     }
 
     /// A value that does not read says why, not only that it is invalid, and names the value
-    /// once: a target written as `host:port` (as gRPC addresses are) gets the URL it stands for,
-    /// and a JSON path what is wrong with it.
+    /// once: a target written as `host:port` (as gRPC addresses are) gets the URL it stands for, one
+    /// with another scheme or a query the part at fault, and a JSON path what is wrong with it.
     @Test(arguments: [
         (["record", "unused.json", "--target", "127.0.0.1:50051"], "for a plaintext service write http://127.0.0.1:50051"),
-        (["record", "unused.json", "--target", "grpc://127.0.0.1:50051"], "an http or https base URL"),
+        (["record", "unused.json", "--target", "grpc://127.0.0.1:50051"], "an http or https base URL such as https://api.example.com, not grpc://"),
+        (["record", "unused.json", "--target", "http://127.0.0.1:9000/api?x=1"], "a target takes no query (?x=1)"),
         (["replay", "--ignore-json-path", "meta.id"], "a path starts with $"),
         (["record", "unused.json", "--redact-json-path", "$.a["], "': missing ]"),
     ])

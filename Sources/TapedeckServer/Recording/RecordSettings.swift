@@ -86,12 +86,23 @@ package struct ReverseProxyTargetError: Error, CustomStringConvertible, Sendable
     /// What was given.
     package let text: String
 
-    /// What is wrong, without the value itself (a command line's error names it already); a
-    /// `host:port` (as gRPC addresses are written) gets the URL it stands for.
+    /// What is wrong, without the value itself (a command line's error names it already): the part
+    /// of the URL at fault when there is one; a `host:port` (as gRPC addresses are written) gets the
+    /// URL it stands for.
     package var reason: String {
-        let hint = text.contains("://") ? "" : "; for a plaintext service write http://\(text) (as for gRPC without TLS)"
-        return "the target must be an http or https base URL such as https://api.example.com\(hint)"
+        let parts = RequestTarget(text)
+        guard text.contains("://"), let scheme = parts.scheme else {
+            return Self.expected + "; for a plaintext service write http://\(text) (as for gRPC without TLS)"
+        }
+        if scheme != "http" && scheme != "https" { return Self.expected + ", not \(scheme)://" }
+        if parts.host?.isEmpty != false { return Self.expected + ": this one names no host" }
+        if let query = parts.query {
+            return "a target takes no query (?\(query)): give the base URL, and each request sends its own query"
+        }
+        return Self.expected
     }
+
+    private static let expected = "the target must be an http or https base URL such as https://api.example.com"
 
     package var description: String { "\"\(text)\" is not a target: \(reason)" }
 }
