@@ -296,6 +296,14 @@ enum Curl {
         try run("/usr/bin/curl", ["-s", "-o", file.path, "-w", "%{http_code}", "--max-time", "600"] + extra + [url])
     }
 
+    /// Uploads `file` as `application/octet-stream` with curl's extra `arguments`; the status and the answer's body.
+    static func upload(_ file: URL, to url: String, _ arguments: [String]) throws -> (status: String, body: String) {
+        let text = try run("/usr/bin/curl", ["-s", "--max-time", "600", "-H", "Content-Type: application/octet-stream",
+                                             "--data-binary", "@\(file.path)", "-w", "\n%{http_code}"] + arguments + [url])
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+    }
+
     /// The SHA-256 of a file in hexadecimal, by coreutils.
     static func sha256(of file: URL) throws -> String {
         String(try run("/usr/bin/sha256sum", [file.path]).prefix(64))

@@ -43,12 +43,12 @@ import Testing
         let port = try replay.waitUntilListening()
         let growth = try await Self.growthKiB(of: replay) {
             for framing in Self.framings {
-                let answer = try Self.upload(body, to: "http://127.0.0.1:\(port)/upload", framing.arguments)
+                let answer = try Curl.upload(body, to: "http://127.0.0.1:\(port)/upload", framing.arguments)
                 #expect(answer.status == "201" && answer.body == "taken", "\(framing.name): \(answer)")
             }
         }
-        #expect(try await Self.waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty },
-                "each upload's file goes with its exchange")
+        try await waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty }
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "each upload's file goes with its exchange")
         replay.stop()
         #expect(growth < Self.growthLimitKiB, "the replay server grew by \(growth) KiB")
         print("LARGE-UPLOAD stub \(Self.size >> 20) MiB × \(Self.framings.count): replay grew by \(growth / 1024) MiB")
@@ -70,14 +70,14 @@ import Testing
         let recorderPort = try recorder.waitUntilListening()
         let recorderGrowth = try await Self.growthKiB(of: recorder) {
             for framing in Self.framings {
-                let answer = try Self.upload(body, to: "http://127.0.0.1:\(recorderPort)/upload/\(framing.name)", framing.arguments)
+                let answer = try Curl.upload(body, to: "http://127.0.0.1:\(recorderPort)/upload/\(framing.name)", framing.arguments)
                 #expect(answer.status == "200", "\(framing.name): \(answer)")
                 #expect(answer.body == #"{"bytes": \#(Self.size), "sha256": "\#(digest)"}"#, "\(framing.name)")
             }
         }
-        let released = try await Self.waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty }
+        try await waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty }
         let left = try Self.files(in: home.appending(path: "uploads"))
-        #expect(released, "each upload's file goes once it is recorded: \(left)")
+        #expect(left.isEmpty, "each upload's file goes once it is recorded: \(left)")
         recorder.signal(SIGINT)
         #expect(recorder.waitForExit(timeout: 120) == 0)
         #expect(recorderGrowth < Self.growthLimitKiB, "the recorder grew by \(recorderGrowth) KiB")
@@ -99,14 +99,15 @@ import Testing
         let changedDigest = try Curl.sha256(of: changed)
         let replayGrowth = try await Self.growthKiB(of: replay) {
             for framing in Self.framings {
-                let answer = try Self.upload(body, to: "http://127.0.0.1:\(replayPort)/upload/\(framing.name)", framing.arguments)
+                let answer = try Curl.upload(body, to: "http://127.0.0.1:\(replayPort)/upload/\(framing.name)", framing.arguments)
                 #expect(answer.status == "200" && answer.body.contains(digest), "\(framing.name): \(answer)")
             }
-            let miss = try Self.upload(changed, to: "http://127.0.0.1:\(replayPort)/upload/h2c", ["--http2-prior-knowledge"])
+            let miss = try Curl.upload(changed, to: "http://127.0.0.1:\(replayPort)/upload/h2c", ["--http2-prior-knowledge"])
             #expect(miss.status == "599")
             #expect(miss.body.contains(String(digest.prefix(12))) && miss.body.contains(String(changedDigest.prefix(12))), "\(miss.body)")
         }
-        #expect(try await Self.waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty })
+        try await waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty }
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty)
         replay.stop()
         #expect(replayGrowth < Self.growthLimitKiB, "replay grew by \(replayGrowth) KiB")
         #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "the server's upload folder goes when it stops")
@@ -128,9 +129,11 @@ import Testing
         let piece = String(repeating: "x", count: 1 << 20)
         for _ in 0..<4 { socket.send(piece) }
         let uploads = home.appending(path: "uploads")
-        let spooled = try await Self.waitUntil { try !Self.files(in: uploads).isEmpty }
+        try await waitUntil { try !Self.files(in: uploads).isEmpty }
+        let spooled = try !Self.files(in: uploads).isEmpty
         socket.hangUp()
-        let removed = try await Self.waitUntil { try Self.files(in: uploads).isEmpty }
+        try await waitUntil { try Self.files(in: uploads).isEmpty }
+        let removed = try Self.files(in: uploads).isEmpty
         let after = try Curl.download("http://127.0.0.1:\(port)/plaintext?name=Shawn", to: directory.appending(path: "after.txt"))
         replay.stop()
 
@@ -172,17 +175,6 @@ import Testing
         return changed
     }
 
-    /// Uploads `file` with curl; the status and the answer's body.
-    static func upload(_ file: URL, to url: String, _ arguments: [String]) throws -> (status: String, body: String) {
-        let output = try ChildProcess.run(URL(filePath: "/usr/bin/curl"),
-                                          ["-s", "--max-time", "600", "-H", "Content-Type: application/octet-stream",
-                                           "--data-binary", "@\(file.path)", "-w", "\n%{http_code}"] + arguments + [url],
-                                          mergingErrors: false).standardOutput
-        let text = String(decoding: output, as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
-    }
-
     /// The files below `folder`, in every subfolder (none when there is no folder).
     static func files(in folder: URL) throws -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
@@ -190,15 +182,5 @@ import Testing
             var isFolder: ObjCBool = false
             return FileManager.default.fileExists(atPath: folder.appending(path: name).path, isDirectory: &isFolder) && !isFolder.boolValue
         }
-    }
-
-    /// Polls `condition` for up to 30 seconds (scaled for sanitizers); whether it held.
-    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(TimeInterval(30 * Deadlines.scale))
-        while Date() < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
     }
 }

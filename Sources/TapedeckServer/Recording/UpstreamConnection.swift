@@ -1,13 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import NIOSSL
 
 /// Where a forwarded request goes: scheme, host and port.
@@ -101,19 +93,13 @@ final class UpstreamConnection {
     /// cannot be read closes the connection: the exchange hears that the upstream closed.
     private func sendFile(_ spooled: SpooledBody) {
         let (channel, loop) = (channel, channel.eventLoop)
-        let fileIO = NonBlockingFileIO(threadPool: .singleton)
-        fileIO.openFile(_deprecatedPath: spooled.file.url.path, mode: .read, flags: .posix(flags: O_NOFOLLOW, mode: 0),
-                        eventLoop: loop).flatMap { fileHandle in
-            fileIO.readChunked(fileHandle: fileHandle, byteCount: spooled.file.size, chunkSize: ResponseSink.filePieceSize,
-                               allocator: channel.allocator, eventLoop: loop) { piece in
-                guard channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
-                let written = channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(piece)))
-                return channel.isWritable ? loop.makeSucceededVoidFuture() : written
-            }.always { _ in
-                // The file is read whole: the spool may go once nothing reads it.
-                withExtendedLifetime(spooled) { try? fileHandle.close() }
-            }
+        spooled.file.readPieces(on: loop, allocator: channel.allocator) { piece in
+            guard channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+            let written = channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(piece)))
+            return channel.isWritable ? loop.makeSucceededVoidFuture() : written
         }.whenComplete { result in
+            // The spool may go once nothing reads it.
+            withExtendedLifetime(spooled) {}
             switch result {
             case .success: channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
             case .failure: channel.close(promise: nil)

@@ -1,20 +1,9 @@
 import Logging
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import TapedeckCore
 
 extension ResponseSink {
-    /// The size of the pieces a side file is read and sent in.
-    static let filePieceSize = 64 * 1024
-
     /// Sends a side file as the body of the response whose head was written, then ends it: the
     /// file is read in pieces on SwiftNIO's thread pool and each piece is written as the client
     /// takes it (reading waits while the connection is not writable), so a body of any size goes
@@ -24,24 +13,16 @@ extension ResponseSink {
     static func writeFile(_ file: BodyFile, answer: Int, trailers: HTTPHeaders?, handler: ExchangeHandler, context: ChannelHandlerContext) {
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler, context), eventLoop: loop)
-        let fileIO = NonBlockingFileIO(threadPool: .singleton)
         let sent = NIOLoopBoundBox(0, eventLoop: loop)
         let hash = NIOLoopBoundBox(SHA256(), eventLoop: loop)
-        let allocator = context.channel.allocator
-        // Opened without following a link: a side file replaced by one after the cassette was read
-        // cannot send another file's bytes.
-        fileIO.openFile(_deprecatedPath: file.url.path, mode: .read, flags: .posix(flags: O_NOFOLLOW, mode: 0),
-                        eventLoop: loop).flatMap { fileHandle in
-            fileIO.readChunked(fileHandle: fileHandle, byteCount: file.size, chunkSize: filePieceSize,
-                               allocator: allocator, eventLoop: loop) { piece in
-                let (handler, context) = bound.value
-                guard context.channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
-                sent.value += piece.readableBytes
-                piece.withUnsafeReadableBytes { hash.value.update(UnsafeRawBufferPointer($0)) }
-                let written = loop.makePromise(of: Void.self)
-                handler.writeBody(piece, answer: answer, context: context, flush: true, promise: written)
-                return context.channel.isWritable ? loop.makeSucceededVoidFuture() : written.futureResult
-            }.always { _ in try? fileHandle.close() }
+        file.readPieces(on: loop, allocator: context.channel.allocator) { piece in
+            let (handler, context) = bound.value
+            guard context.channel.isActive else { return loop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+            sent.value += piece.readableBytes
+            piece.withUnsafeReadableBytes { hash.value.update(UnsafeRawBufferPointer($0)) }
+            let written = loop.makePromise(of: Void.self)
+            handler.writeBody(piece, answer: answer, context: context, flush: true, promise: written)
+            return context.channel.isWritable ? loop.makeSucceededVoidFuture() : written.futureResult
         }.whenComplete { result in
             let (handler, context) = bound.value
             let digest = hash.value.finalize().hexadecimal
