@@ -38,9 +38,6 @@ package final class UpstreamConnectionLimit: Sendable {
         }
     }
 
-    /// The connections open to `origin` now.
-    func count(for origin: UpstreamOrigin) -> Int { open.withLock { $0[origin] ?? 0 } }
-
     private func take(_ origin: UpstreamOrigin) -> Bool {
         open.withLock { open in
             guard open[origin, default: 0] < limit else { return false }
