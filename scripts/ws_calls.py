@@ -11,6 +11,7 @@ It offers permessage-deflate, as `websockets` does, unless --no-compression:
   send:TEXT       send a text message
   bin:HEX         send a binary message
   ping            ping and wait for the pong (never printed)
+  pingfor:S       ping every 50 ms for S seconds, then print "pinged for S seconds"
   close:CODE:WHY  close with a code and reason
   echo:N          send N messages one at a time, each after the answer to the one before,
                   and print "echoed N in S seconds" instead of the answers
@@ -48,6 +49,12 @@ async def run(arguments):
                     await connection.send(bytes.fromhex(rest))
                 elif kind == "ping":
                     await (await connection.ping())
+                elif kind == "pingfor":
+                    until = time.monotonic() + float(rest)
+                    while time.monotonic() < until:
+                        await (await connection.ping())
+                        await asyncio.sleep(0.05)
+                    print("pinged for %s seconds" % rest, flush=True)
                 elif kind == "close":
                     code, _, reason = rest.partition(":")
                     await connection.close(int(code), reason)

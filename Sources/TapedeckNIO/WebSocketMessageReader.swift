@@ -166,15 +166,15 @@ package final class WebSocketMessageReader: ChannelDuplexHandler, RemovableChann
         context.fireChannelRead(wrapInboundOut(.close(code: code, reason: reason)))
     }
 
-    /// The server is stopping, or nothing went either way for the idle timeout (SwiftNIO's
-    /// `IdleStateHandler` in front says `all`): the peer is told (1001, going away) and the
+    /// The server is stopping, or no message went either way for the idle timeout (a watch in
+    /// front says `IdleStateHandler`'s `all`): the peer is told (1001, going away) and the
     /// connection closes. A tunnel's watch of reads alone (`read`) is not this handler's to act on.
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case is ChannelShouldQuiesceEvent:
             closeConnection(code: 1001, reason: "the server is stopping", context: context)
         case IdleStateHandler.IdleStateEvent.all:
-            closeConnection(code: 1001, reason: "nothing was sent either way for the idle timeout", context: context)
+            closeConnection(code: 1001, reason: "no message was sent either way for the idle timeout", context: context)
         default:
             context.fireUserInboundEventTriggered(event)
         }

@@ -99,6 +99,21 @@ import Testing
         }
     }
 
+    /// A body that stops arriving gets 408 at the body timeout (300 ms here), however long the idle
+    /// timeout, and the connection closes; the server serves on.
+    @Test func aStalledRequestBodyGets408AtTheBodyTimeout() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.bodyTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
+            let connection = try RawSocket(port: harness.server.port, timeout: 30)
+            connection.send("POST /postName HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16\r\n\r\nname=")
+            let (data, ending) = await connection.read()
+            let answer = String(decoding: data, as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout"), "\(answer)")
+            #expect(answer.contains("--body-timeout"))
+            #expect(ending == .closed)
+            try await stillServes(harness)
+        }
+    }
+
     @Test func slowResponseIsNotCutByTheIdleTimeout() async throws {
         var options = PlaybackOptions()
         options.latency = LatencyModel(.fixed(milliseconds: 700))

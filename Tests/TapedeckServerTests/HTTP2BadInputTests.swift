@@ -32,10 +32,10 @@ import Testing
     /// The floods of the HTTP/2 denial-of-service family, each far cheaper to send than to serve:
     /// streams opened and reset at once ("rapid reset", CVE-2023-44487), PING, SETTINGS or PRIORITY
     /// frames, empty DATA frames, a header block that never ends in CONTINUATIONs, and the
-    /// connection's window given back a byte at a time. SwiftNIO's HTTP/2 handler counts each but
-    /// the last (its defaults, which ``ServerPipeline`` keeps: 200 resets or control frames in 30 s,
-    /// a few empty DATA or CONTINUATION frames in a row), ``WindowUpdateFloodGuard`` the last (200
-    /// in 30 s); past the count the connection ends with GOAWAY ENHANCE_YOUR_CALM, and other
+    /// connection's or a stream's window given back a byte at a time. SwiftNIO's HTTP/2 handler
+    /// counts each but the last two (its defaults, which ``ServerPipeline`` keeps: 200 resets or
+    /// control frames in 30 s, a few empty DATA or CONTINUATION frames in a row),
+    /// ``WindowUpdateFloodGuard`` the last two (200 in 30 s); past the count the connection ends with GOAWAY ENHANCE_YOUR_CALM, and other
     /// connections are served.
     @Test(arguments: HTTP2Flood.allCases)
     func aFloodEndsTheConnectionWithEnhanceYourCalmAndOthersAreServed(flood: HTTP2Flood) async throws {
@@ -153,6 +153,76 @@ import Testing
 }
 
 extension HTTP2BadInputTests {
+    /// PINGs are not progress: a connection that opens no stream and only pings is closed at the
+    /// idle timeout (300 ms here) all the same, with `GOAWAY` (`NO_ERROR`).
+    @Test func aConnectionThatOnlyPingsIsClosedAtTheIdleTimeout() async throws {
+        let idle = 300 * Int64(Deadlines.scale)
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(idle) }) { harness in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10 * Deadlines.scale)
+            socket.send(HTTP2Frames.greeting)
+            // Pings every tenth of the idle timeout for four of them.
+            for _ in 0..<40 {
+                socket.send(HTTP2Frames.frame(type: 0x06, flags: 0, stream: 0, Data(count: 8)))
+                try await Task.sleep(for: .milliseconds(idle / 10))
+            }
+            let answer = await socket.read()
+            let frames = HTTP2Frames.frames(in: answer.data)
+            #expect(frames.filter { $0.type == 0x07 }.map(\.code) == [0x00], "GOAWAY with NO_ERROR")
+            #expect(frames.filter { $0.type == 0x06 }.count < 40, "closed while the client still pinged")
+            #expect([.closed, .reset].contains(answer.ending), "\(answer.ending)")
+        }
+    }
+
+    /// A request body that stops arriving gets 408 on its stream when the body timeout (1 s here)
+    /// passes, and the stream ends; the connection serves on.
+    @Test func aStalledRequestBodyGets408OnItsStream() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.bodyTimeout = .seconds(Int64(Deadlines.scale)) }) { harness in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10 * Deadlines.scale)
+            socket.send(HTTP2Frames.greeting + HTTP2Frames.frame(type: 0x01, flags: 0x04, stream: 1, HTTP2Frames.requestBlock())
+                + HTTP2Frames.frame(type: 0x00, flags: 0, stream: 1, Data("name=".utf8)))
+            let answer = await socket.read { data in HTTP2Frames.frames(in: data).contains { $0.type == 0x03 } }
+            let frames = HTTP2Frames.frames(in: answer.data).filter { $0.stream == 1 && $0.type != 0x08 }
+            #expect(frames.first?.type == 0x01 && frames.last?.type == 0x03, "a head, then RST_STREAM: \(frames)")
+            #expect(String(decoding: answer.data, as: UTF8.self).contains("--body-timeout"), "the reason is in the body")
+            #expect(!HTTP2Frames.frames(in: answer.data).contains { $0.type == 0x07 }, "the connection goes on")
+        }
+    }
+
+    /// Once the client has acknowledged the server's SETTINGS, a header list up to 64 KiB is
+    /// served, as over HTTP/1.1, and a larger one gets 431 on its stream alone: the next stream
+    /// on the connection is answered.
+    @Test func headersUpTo64KiBAreServedAndLargerOnesGet431OnTheirStream() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { harness in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10 * Deadlines.scale)
+            socket.send(HTTP2Frames.greeting)
+            _ = await socket.read { data in HTTP2Frames.frames(in: data).contains { $0.type == 0x04 } }
+            socket.send(HTTP2Frames.frame(type: 0x04, flags: 0x01, stream: 0))  // SETTINGS ACK
+            socket.send(Self.request(stream: 1, headerBytes: 40_000) + Self.request(stream: 3, headerBytes: 100_000)
+                + Self.request(stream: 5, headerBytes: 0))
+            let answer = await socket.read { data in
+                let ended = HTTP2Frames.frames(in: data).filter { $0.type == 0x03 || $0.type == 0x00 }.map(\.stream)
+                return Set(ended).isSuperset(of: [1, 3, 5])
+            }
+            let text = String(decoding: answer.data, as: UTF8.self)
+            #expect(text.components(separatedBy: "the request headers are over the size limit").count == 2, "one 431: \(text)")
+            #expect(text.components(separatedBy: "Hello Shawn!").count == 3, "the 40 KB request and the next one are answered: \(text)")
+            #expect(!HTTP2Frames.frames(in: answer.data).contains { $0.type == 0x07 }, "the connection goes on")
+        }
+    }
+
+    /// `GET /plaintext?name=Shawn` with a header of `headerBytes` bytes, in frames of 16 KiB.
+    private static func request(stream: UInt32, headerBytes: Int) -> Data {
+        let extra = headerBytes > 0 ? [("x-padding", String(repeating: "a", count: headerBytes))] : []
+        let block = HTTP2Frames.requestBlock(get: true, path: "/plaintext?name=Shawn", extra: extra)
+        let pieces = stride(from: 0, to: block.count, by: 16_384).map { block[($0)..<min($0 + 16_384, block.count)] }
+        return pieces.enumerated().reduce(into: Data()) { frames, piece in
+            let last: UInt8 = piece.offset == pieces.count - 1 ? 0x04 : 0  // END_HEADERS
+            frames += piece.offset == 0
+                ? HTTP2Frames.frame(type: 0x01, flags: 0x01 | last, stream: stream, Data(piece.element))  // END_STREAM
+                : HTTP2Frames.frame(type: 0x09, flags: last, stream: stream, Data(piece.element))
+        }
+    }
+
     /// A client that never opens its receive window (SETTINGS_INITIAL_WINDOW_SIZE 0, no
     /// WINDOW_UPDATE) holds its answer in the server's buffers: the stream is reset once the send
     /// timeout (1 s here) passes with nothing taken, and the connection serves on.
@@ -177,7 +247,7 @@ extension HTTP2BadInputTests {
 
 /// A flood of one kind of frame, for ``HTTP2BadInputTests``.
 enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case rapidReset, ping, settings, priority, emptyData, continuation, windowUpdate
+    case rapidReset, ping, settings, priority, emptyData, continuation, windowUpdate, streamWindowUpdate
 
     var testDescription: String { rawValue }
 
@@ -203,6 +273,9 @@ enum HTTP2Flood: String, CaseIterable, Sendable, CustomTestStringConvertible {
                     : HTTP2Frames.frame(type: 0x09, flags: 0, stream: 1)
             case .windowUpdate:  // the connection's window, one byte at a time
                 return HTTP2Frames.frame(type: 0x08, flags: 0, stream: 0, Data([0, 0, 0, 1]))
+            case .streamWindowUpdate:  // stream 1's window, one byte at a time, its request body open
+                return index == 0 ? HTTP2Frames.frame(type: 0x01, flags: 0x04, stream: 1, HTTP2Frames.requestBlock())
+                    : HTTP2Frames.frame(type: 0x08, flags: 0, stream: 1, Data([0, 0, 0, 1]))
             }
         }
         return frames.reduce(into: Data()) { $0.append($1) }

@@ -188,9 +188,10 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    /// A conversation with no frame either way for the idle timeout (300 ms here) is closed with
-    /// 1001, so idle clients cannot hold sockets open for as long as they like.
-    @Test func aConversationIdleForTheIdleTimeoutIsClosedGoingAway() async throws {
+    /// A conversation with no message either way for the idle timeout (300 ms here) is closed with
+    /// 1001, so idle clients cannot hold sockets open for as long as they like; pings do not count.
+    @Test(arguments: [false, true])
+    func aConversationIdleForTheIdleTimeoutIsClosedGoingAway(pinging: Bool) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stubs = try Fixtures.writeCassette("""
@@ -199,8 +200,9 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
             ]}}]}
             """, named: "stubs.json", in: directory)
         try await ReplayHarness.run(files: [stubs], configure: { $0.idleTimeout = .milliseconds(300 * Int64(Deadlines.scale)) }) { harness in
-            let heard = try await talk(webSocketURL(harness.base, "/quiet"), ["recv", "recv"])
-            #expect(heard == "text hello\nclosed 1001 nothing was sent either way for the idle timeout\n")
+            let wait = pinging ? "pingfor:\(1.2 * Double(Deadlines.scale))" : "recv"
+            let heard = try await talk(webSocketURL(harness.base, "/quiet"), ["recv", wait])
+            #expect(heard == "text hello\nclosed 1001 no message was sent either way for the idle timeout\n")
         }
     }
 

@@ -30,6 +30,10 @@ struct ServerOptions: ParsableArguments {
                                + "from when it opened or its last answer ended.", valueName: "SECONDS"))
     var headerTimeout = 60
 
+    @Option(help: ArgumentHelp("How long a request body may go without a byte arriving before it gets 408.",
+                               valueName: "SECONDS"))
+    var bodyTimeout = 60
+
     @Option(help: ArgumentHelp("How long a client may take nothing of its answer before its connection (an HTTP/2 "
                                + "stream: its stream) is closed.", valueName: "SECONDS"))
     var sendTimeout = 60
@@ -40,6 +44,7 @@ struct ServerOptions: ParsableArguments {
         guard maxWebsocketBuffer >= 0 else { throw ValidationError("--max-websocket-buffer must not be negative") }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
         guard headerTimeout > 0 else { throw ValidationError("--header-timeout must be positive") }
+        guard bodyTimeout > 0 else { throw ValidationError("--body-timeout must be positive") }
         guard sendTimeout > 0 else { throw ValidationError("--send-timeout must be positive") }
         // The frame decoder takes frames of at most 4 GiB - 1.
         guard (1...Int(UInt32.max)).contains(maxMessageSize) else {
@@ -53,6 +58,7 @@ struct ServerOptions: ParsableArguments {
         configuration.maxMessageSize = maxMessageSize
         configuration.maxWebSocketBuffer = maxWebsocketBuffer
         configuration.headerTimeout = .seconds(Int64(headerTimeout))
+        configuration.bodyTimeout = .seconds(Int64(bodyTimeout))
         configuration.sendTimeout = .seconds(Int64(sendTimeout))
         return configuration
     }

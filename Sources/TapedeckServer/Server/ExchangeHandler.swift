@@ -34,6 +34,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var headDeadline: Scheduled<Void>?
     /// Closes the connection (or stream) when a client does not take what it is sent in time.
     private var sendDeadline: Scheduled<Void>?
+    /// Refuses a request whose body stops arriving; armed once, it looks at ``lastBodyRead`` when due.
+    private var bodyDeadline: Scheduled<Void>?
+    private var lastBodyRead = NIODeadline.uptimeNanoseconds(0)
 
     /// - Parameter scope: the scope of the HTTP/2 connection this stream is part of; nil gives the
     ///   handler a scope of its own (an HTTP/1.1 connection).
@@ -67,7 +70,12 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             headDeadline?.cancel()
             headDeadline = nil
         }
-        perform(machine.received(part, now: context.eventLoop.now), context: context)
+        let now = context.eventLoop.now
+        perform(machine.received(part, now: now), context: context)
+        if machine.receivesBody {
+            lastBodyRead = now
+            armBodyDeadline(context: context)
+        }
     }
 
     /// Gives the next request's head ``ServerConfiguration/headerTimeout`` to arrive whole.
@@ -78,6 +86,22 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let (handler, context) = bound.value
             handler.headDeadline = nil
             if handler.machine.awaitsHead { handler.closeBetweenAnswers(context: context) }
+        }
+    }
+
+    /// Gives the body under way ``ServerConfiguration/bodyTimeout`` from its last byte to go on.
+    private func armBodyDeadline(context: ChannelHandlerContext) {
+        guard bodyDeadline == nil else { return }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        bodyDeadline = context.eventLoop.scheduleTask(deadline: lastBodyRead + configuration.bodyTimeout) {
+            let (handler, context) = bound.value
+            handler.bodyDeadline = nil
+            guard handler.machine.receivesBody else { return }
+            if context.eventLoop.now < handler.lastBodyRead + handler.configuration.bodyTimeout {
+                handler.armBodyDeadline(context: context)
+            } else {
+                handler.perform(handler.machine.bodyTimedOut(after: handler.configuration.bodyTimeout), context: context)
+            }
         }
     }
 
@@ -100,6 +124,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         headDeadline = nil
         sendDeadline?.cancel()
         sendDeadline = nil
+        bodyDeadline?.cancel()
+        bodyDeadline = nil
     }
 
     func read(context: ChannelHandlerContext) {

@@ -275,6 +275,19 @@ struct ExchangeStateMachine {
         return waiting.isEmpty
     }
 
+    /// Whether a request body taken whole is arriving: its body deadline runs
+    /// (``ServerConfiguration/bodyTimeout``). A body handed on as it arrives (a streaming call)
+    /// paces itself, and has none.
+    var receivesBody: Bool {
+        if case .receiving = state { true } else { false }
+    }
+
+    /// The body stopped arriving for the body timeout: 408, and the connection closes, as nginx
+    /// answers past `client_body_timeout`.
+    mutating func bodyTimedOut(after timeout: TimeAmount) -> PartAction {
+        refuse(.requestTimeout, "no byte of the request body arrived for \(timeout.nanoseconds / 1_000_000_000) s (--body-timeout)")
+    }
+
     /// Nothing was read for the idle timeout: whether to close. A connection with a response or
     /// a tunnel under way stays.
     func idleTimeoutFired() -> Bool {
@@ -293,7 +306,7 @@ struct ExchangeStateMachine {
         case .idle, .receiving, .challenging, .connecting, .responding: break
         }
         let (status, reason): (HTTPResponse.Status, String) = parserError == .headerOverflow
-            ? (.requestHeaderFieldsTooLarge, "the request headers are over the size limit")
+            ? (.requestHeaderFieldsTooLarge, Self.headersTooLarge)
             : (.badRequest, "malformed request: \(parserError)")
         if isResponding || !waiting.isEmpty {
             waiting.append(.parseFailure(status, reason: reason))
@@ -340,6 +353,10 @@ struct ExchangeStateMachine {
         var head = head
         isHTTP2Stream = head.version.major >= 2
         isHTTP10 = head.version == .http1_0
+        // HTTP/1.1's decoder holds its heads to the same limit.
+        if isHTTP2Stream, head.headerListSize > ServerPipeline.maxHeaderListSize {
+            return refuse(.requestHeaderFieldsTooLarge, Self.headersTooLarge)
+        }
         if let proxyAuthentication {
             switch proxyAuthentication.admit(&head) {
             case .admitted:
@@ -408,6 +425,8 @@ struct ExchangeStateMachine {
         return .refuse(status, reason: reason)
     }
 
+    private static let headersTooLarge = "the request headers are over the size limit of \(ServerPipeline.maxHeaderListSize) bytes"
+
     /// Starts the next numbered answer.
     private mutating func beginAnswer(keepAlive: Bool = true, closing: Bool = false) {
         answer += 1
@@ -435,6 +454,12 @@ extension HTTPRequestHead {
     /// its coding; RFC 9112 section 6.1 asks for 501.
     var unimplementedTransferCoding: Substring? {
         headers[canonicalForm: "Transfer-Encoding"].first { !$0.caseInsensitiveEquals("chunked") }
+    }
+
+    /// The size of the header list as HTTP/2 counts it (RFC 9113 section 6.5.2): each field's name
+    /// and value and 32 bytes more, the request target among them.
+    var headerListSize: Int {
+        headers.reduce(uri.utf8.count + 32) { $0 + $1.name.utf8.count + $1.value.utf8.count + 32 }
     }
 
     /// Whether the client waits for `100 Continue` before sending its body.

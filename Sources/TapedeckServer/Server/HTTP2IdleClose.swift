@@ -1,11 +1,12 @@
 import NIOCore
 import NIOHTTP2
 
-/// Closes an HTTP/2 connection that has had no stream open and read nothing for the idle timeout,
-/// with `GOAWAY` (`NO_ERROR`) first, as the HTTP/1.1 connection handling does with an idle
-/// keep-alive connection. A connection with a stream open stays, however quiet: a streamed
-/// answer may pause. SwiftNIO's `IdleStateHandler` in front of the connection says when reads
-/// stopped; SwiftNIO's HTTP/2 handler tells ``streams`` of streams opening and closing.
+/// Closes an HTTP/2 connection that has had no stream open for the idle timeout, with `GOAWAY`
+/// (`NO_ERROR`) first, as the HTTP/1.1 connection handling does with an idle keep-alive
+/// connection. Only streams are progress: PING, SETTINGS or `WINDOW_UPDATE` frames keep no
+/// connection open. A connection with a stream open stays, however quiet: a streamed answer may
+/// pause, and each stream's own deadlines (body, sending) end one whose client stalls.
+/// SwiftNIO's HTTP/2 handler tells ``streams`` of streams opening and closing.
 ///
 /// When the server stops (`ChannelShouldQuiesceEvent`), the connection says `GOAWAY` at once,
 /// so the client opens no more streams, and closes when its last open stream closes: each
@@ -16,9 +17,38 @@ final class HTTP2IdleClose: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The HTTP/2 handler's stream delegate.
     let streams: OpenStreams
+    private let idleTimeout: TimeAmount
+    private var idleCheck: Scheduled<Void>?
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, idleTimeout: TimeAmount) {
         streams = OpenStreams(eventLoop: eventLoop)
+        self.idleTimeout = idleTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        streams.count.value.quietSince = context.eventLoop.now
+        armIdleCheck(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
+    }
+
+    /// Looks, when the connection may have been without a stream for the idle timeout, whether it was.
+    private func armIdleCheck(context: ChannelHandlerContext) {
+        let count = streams.count.value
+        let due = (count.open == 0 ? count.quietSince : context.eventLoop.now) + idleTimeout
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        idleCheck = context.eventLoop.scheduleTask(deadline: due) {
+            let (handler, context) = bound.value
+            let count = handler.streams.count.value
+            if count.open == 0, context.eventLoop.now >= count.quietSince + handler.idleTimeout {
+                handler.goAway(context: context, thenClose: true)
+            } else {
+                handler.armIdleCheck(context: context)
+            }
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -26,8 +56,6 @@ final class HTTP2IdleClose: ChannelInboundHandler, RemovableChannelHandler {
         case is ChannelShouldQuiesceEvent:
             streams.count.value.quiescing = true
             goAway(context: context, thenClose: streams.count.value.open == 0)
-        case IdleStateHandler.IdleStateEvent.read where streams.count.value.open == 0:
-            goAway(context: context, thenClose: true)
         default:
             context.fireUserInboundEventTriggered(event)
         }
@@ -45,13 +73,14 @@ final class HTTP2IdleClose: ChannelInboundHandler, RemovableChannelHandler {
         HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
     }
 
-    /// How many streams are open, the last one opened, and whether the server is stopping (the
-    /// connection then closes with its last stream); counted on the connection's event loop.
+    /// How many streams are open, the last one opened, since when none is open, and whether the
+    /// server is stopping (the connection then closes with its last stream); counted on the
+    /// connection's event loop.
     struct OpenStreams: NIOHTTP2StreamDelegate {
-        let count: NIOLoopBoundBox<(open: Int, last: HTTP2StreamID, quiescing: Bool)>
+        let count: NIOLoopBoundBox<(open: Int, last: HTTP2StreamID, quietSince: NIODeadline, quiescing: Bool)>
 
         init(eventLoop: any EventLoop) {
-            count = NIOLoopBoundBox((0, .rootStream, false), eventLoop: eventLoop)
+            count = NIOLoopBoundBox((0, .rootStream, .now(), false), eventLoop: eventLoop)
         }
 
         func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
@@ -61,6 +90,7 @@ final class HTTP2IdleClose: ChannelInboundHandler, RemovableChannelHandler {
 
         func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
             count.value.open -= 1
+            if count.value.open == 0 { count.value.quietSince = channel.eventLoop.now }
             guard count.value.quiescing, count.value.open == 0, let connection = channel.parent else { return }
             // The stream's last frames are on their way out: a second GOAWAY follows them (closing
             // now would drop them), and the connection closes once it is written.

@@ -19,6 +19,9 @@ package struct ServerConfiguration: Sendable {
     /// How long an answer may wait for its client to take what was written (`--send-timeout`): past
     /// it, a client that stopped reading loses its connection (an HTTP/2 stream, its stream).
     package var sendTimeout: TimeAmount = .seconds(60)
+    /// How long a request body taken whole may go without a byte arriving (`--body-timeout`): past
+    /// it, the request gets 408 and its connection (an HTTP/2 stream, its stream) closes.
+    package var bodyTimeout: TimeAmount = .seconds(60)
     /// How long stopping waits for the answers under way before it closes what is left.
     package var drainTimeout: TimeAmount = .seconds(10)
     /// The largest WebSocket message (fragments joined) either server takes; a larger one closes its socket with 1009.

@@ -39,30 +39,31 @@ enum ServerPipeline {
         if let reads = try? operations.handler(type: ConnectionReadHandler.self) {
             operations.removeHandler(reads, promise: nil)
         }
-        // A tunnel has its idle watch in front already; a plain connection gets one here.
-        if (try? operations.handler(type: IdleStateHandler.self)) == nil {
-            try operations.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout), position: .first)
-        }
         // The streams share one scope, so the recording proxy forwards them on one upstream HTTP/2
         // connection (or HTTP/1.1 connections it reuses, to an upstream without HTTP/2).
         let scope = NIOLoopBound(ConnectionScope(), eventLoop: operations.eventLoop)
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: Self.maxConcurrentStreams),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: Self.maxHeaderListSize),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: Self.http2HeaderBlockLimit),
             // WebSocket over HTTP/2 (RFC 8441), through ExtendedConnect.
             HTTP2Setting(parameter: .enableConnectProtocol, value: 1),
             HTTP2Setting(parameter: .initialWindowSize, value: Self.streamWindowSize),
         ]
+        // Room for a header block of the limit in frames of the default size (16 KiB).
+        connection.maximumSequentialContinuationFrames = Self.http2HeaderBlockLimit / 16_384
         // Windows given back as each stream reads its DATA frames.
         connection.targetWindowSize = Self.connectionWindowSize
         var stream = NIOHTTP2Handler.StreamConfiguration()
         stream.targetWindowSize = Self.streamWindowSize
-        let idleClose = HTTP2IdleClose(eventLoop: operations.eventLoop)
+        let idleClose = HTTP2IdleClose(eventLoop: operations.eventLoop, idleTimeout: configuration.idleTimeout)
+        let floodGuard = WindowUpdateFloodGuard(streams: idleClose.streams)
+        let guardOnLoop = NIOLoopBound(floodGuard, eventLoop: operations.eventLoop)
         _ = try operations.configureHTTP2Pipeline(mode: .server, connectionConfiguration: connection,
                                                   streamConfiguration: stream, streamDelegate: idleClose.streams) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
+                    WindowUpdateFloodGuard.StreamCounter(connection: guardOnLoop.value),
                     ExtendedConnect(),
                     HTTP2FramePayloadToHTTP1ServerCodec(),
                     ExchangeHandler(front: front, configuration: configuration, tunnelOrigin: origin, scope: scope.value),
@@ -70,7 +71,7 @@ enum ServerPipeline {
             }
         }
         try operations.addHandler(CloseOnConnectionError())
-        try operations.addHandler(WindowUpdateFloodGuard(streams: idleClose.streams))
+        try operations.addHandler(floodGuard)
         try operations.addHandler(idleClose)
         try operations.addHandler(ConnectionScopeCloser(scope: scope.value))
     }
@@ -91,8 +92,12 @@ enum ServerPipeline {
 
     /// The most streams an HTTP/2 client may have open at once (`SETTINGS_MAX_CONCURRENT_STREAMS`).
     static let maxConcurrentStreams = 100
-    /// The largest header block accepted, as for HTTP/1.1 (`SETTINGS_MAX_HEADER_LIST_SIZE`).
+    /// The largest header list served, HTTP/1.1's and each HTTP/2 stream's; a larger one gets 431.
     static let maxHeaderListSize = 64 * 1024
+    /// The largest HTTP/2 header block decoded (`SETTINGS_MAX_HEADER_LIST_SIZE`): past
+    /// ``maxHeaderListSize`` and up to this, the stream alone gets 431; past this, swift-nio-http2
+    /// ends the connection, as it does past 16 KiB before the client acknowledges the server's SETTINGS.
+    static let http2HeaderBlockLimit = 256 * 1024
     /// How many bytes of a request body a client may send on one stream before the server reads
     /// them (`SETTINGS_INITIAL_WINDOW_SIZE`). HTTP/2's default, 64 KiB, holds an upload on loopback
     /// to a window's round trip at a time; 4 MiB lets it run at the socket's rate.
@@ -207,12 +212,12 @@ enum ServerPipeline {
 
     /// WebSocket framing for a client's connection, the message reader (with the connection's
     /// `permessage-deflate`, when agreed, and the server's total for unfinished messages) and
-    /// `conversation`; a conversation with no frame either way for the idle timeout is closed.
+    /// `conversation`; a conversation with no message either way for the idle timeout is closed.
     private static func webSocketHandlers(configuration: ServerConfiguration, deflate: PerMessageDeflateCodec?,
                                           conversation: any ChannelHandler) -> [any ChannelHandler] {
-        [IdleStateHandler(allTimeout: configuration.idleTimeout),
-         ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: configuration.maxMessageSize)),
+        [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: configuration.maxMessageSize)),
          WebSocketFrameEncoder(),
+         WebSocketIdleWatch(timeout: configuration.idleTimeout),
          WebSocketMessageReader(peerIsClient: true, maxMessageSize: configuration.maxMessageSize, deflate: deflate,
                                 budget: configuration.webSocketBuffers),
          conversation]

@@ -255,7 +255,7 @@ import Testing
     @Test func parseErrorsAreAnsweredOnlyBetweenResponses() {
         let machine = Driver(maxBodySize: 100, isTunnel: false)
         #expect(machine.decodingFailed(HTTPParserError.headerOverflow)
-            == .refuse(.requestHeaderFieldsTooLarge, reason: "the request headers are over the size limit"))
+            == .refuse(.requestHeaderFieldsTooLarge, reason: "the request headers are over the size limit of 65536 bytes"))
         let other = Driver(maxBodySize: 100, isTunnel: false)
         #expect(other.decodingFailed(HTTPParserError.invalidHeaderToken) 
             == .refuse(.badRequest, reason: "malformed request: \(HTTPParserError.invalidHeaderToken)"))
