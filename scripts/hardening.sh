@@ -2,7 +2,7 @@
 # The hardening suite, measured: runs Tests/TapedeckHardeningTests with TAPEDECK_HARDENING=1
 # (1,000 keep-alive connections for 30 s against replay and record, 500 half-sent requests,
 # malformed requests, recording faults, safe defaults), against 127.0.0.1 only, bounded by a
-# timeout, and prints the README table: what was tried, how much, what happened, what was lost.
+# timeout, and prints the table of docs/security.md: what was tried, how much, what happened, what was lost.
 # Usage: scripts/hardening.sh [SECONDS_PER_LOAD]   (default 30; CONFIG=release for a release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// An outside package, as a user would write it: the README's "Depending on Tapedeck" snippet, with a
+// An outside package, as a user would write it: the README's "Package.swift" snippet, with a
 // path dependency instead of the URL (CI reaches no GitHub). It replays the same cassette through every
 // client door (URLSession injected and shared, AsyncHTTPClient, the OpenAPI transport, the Swift
 // Testing trait). `package:` names a dependency by its identity: for the URL it is "tapedeck"; for a

@@ -19,8 +19,11 @@ public final class CassetteConnector: HTTPConnector {
     /// Loads a cassette file.
     ///
     /// - Parameters:
+    ///   - file: the cassette to replay.
+    ///   - options: matching, exhaustion, latency, secrets and expiry; see ``PlaybackOptions``.
     ///   - hooks: custom match rules and `beforePlayback`; see ``PlaybackHooks``.
     ///   - stubs: answers for what the cassette does not hold, as values or closures; see ``Stub``.
+    ///   - codec: what reads the file (and its side files).
     ///   - clock: the clock latency waits on; tests inject one to check delays without sleeping.
     public convenience init(cassette file: URL, options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
                             stubs: [Stub] = [], codec: CassetteCodec = CassetteCodec(),

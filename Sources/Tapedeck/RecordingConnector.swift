@@ -14,11 +14,15 @@ public final class RecordingConnector: HTTPConnector {
     /// Opens a cassette for recording through `live`.
     ///
     /// - Parameters:
+    ///   - live: the connector that reaches the service; by default an ephemeral ``URLSessionConnector``.
+    ///   - cassette: the file to record into (created when missing).
     ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - redaction: what is masked before anything is written; ``RedactionRules/defaults`` masks credentials.
     ///   - options: matching, exhaustion, latency, secrets (`<NAME>` in the cassette, the real value
     ///     sent to `live`) and expiry (`rerecord` records expired interactions again).
     ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
     ///   - stubs: answers that win over the network when the cassette has no recording.
+    ///   - environment: where `TAPEDECK_MODE` is read.
     ///   - clock: what replayed latency waits on.
     public init(live: any HTTPConnector = URLSessionConnector(), cassette: URL, mode: RecordMode = .newEpisodes,
                 redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),

@@ -20,8 +20,13 @@ public final class RecordingWebSocketConnector: WebSocketConnector {
     /// - Parameters:
     ///   - live: the connector that reaches the service (``URLSessionWebSocketConnector``, or
     ///     `NIOWebSocketConnector` from TapedeckAsyncHTTPClient).
+    ///   - cassette: the file to record into (created when missing).
     ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - redaction: what is masked before anything is written, as for ``RecordingConnector``.
     ///   - options: matching, latency and secrets, as for ``RecordingConnector``.
+    ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
+    ///   - stubs: answers for handshakes the cassette does not hold, before the network.
+    ///   - environment: where `TAPEDECK_MODE` is read.
     ///   - clock: what replayed conversations wait on.
     public convenience init(live: any WebSocketConnector, cassette: URL, mode: RecordMode = .newEpisodes,
                             redaction: RedactionRules = .defaults, options: PlaybackOptions = PlaybackOptions(),

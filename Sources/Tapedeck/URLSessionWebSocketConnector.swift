@@ -15,6 +15,8 @@ public struct URLSessionWebSocketConnector: WebSocketConnector {
         self.session = session
     }
 
+    /// Starts a `URLSessionWebSocketTask` for `request`'s URL and headers and returns at once; a
+    /// failed handshake surfaces on the first send or receive.
     public func connect(_ request: HTTPRequest) async throws -> any WebSocketConnection {
         guard let url = request.url else { throw URLError(.badURL) }
         var urlRequest = URLRequest(url: url)

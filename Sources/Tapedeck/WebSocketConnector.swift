@@ -26,6 +26,7 @@ public protocol WebSocketConnection: Sendable {
 }
 
 extension WebSocketConnection {
+    /// Nil: the connection does not know the handshake's answer.
     public var handshakeResponse: HTTPResponse? { nil }
 }
 

@@ -5,7 +5,7 @@ import NIOCore
 import TapedeckNIO
 import Tapedeck
 
-/// A live ``Tapedeck/HTTPConnector`` on AsyncHTTPClient: what ``ConnectorHTTPClient/recording(cassette:live:mode:redaction:options:environment:)``
+/// A live ``/Tapedeck/HTTPConnector`` on AsyncHTTPClient: what ``ConnectorHTTPClient/recording(cassette:live:mode:redaction:options:environment:)``
 /// records through.
 public struct AsyncHTTPClientConnector: HTTPConnector {
     /// The client requests go through.

@@ -8,10 +8,10 @@ import Tapedeck
 @_spi(Internals) import TapedeckCore
 import TapedeckNIO
 
-/// The live ``Tapedeck/WebSocketConnector`` on SwiftNIO, for server-side Swift: code written
+/// The live ``/Tapedeck/WebSocketConnector`` on SwiftNIO, for server-side Swift: code written
 /// against AsyncHTTPClient or SwiftNIO (and code on Linux, where URLSession's WebSocket depends on
-/// libcurl) talks WebSocket through the same protocol as ``Tapedeck/CassetteWebSocketConnector``
-/// and ``Tapedeck/RecordingWebSocketConnector``, so a test swaps the live connector for a cassette.
+/// libcurl) talks WebSocket through the same protocol as ``/Tapedeck/CassetteWebSocketConnector``
+/// and ``/Tapedeck/RecordingWebSocketConnector``, so a test swaps the live connector for a cassette.
 ///
 /// It speaks RFC 6455 over HTTP/1.1 (`ws`, or `wss` with `tlsConfiguration`), offers
 /// `permessage-deflate`, answers pings, joins fragments and holds the server to the protocol as

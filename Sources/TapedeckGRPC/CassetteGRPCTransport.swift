@@ -16,15 +16,15 @@ import Tapedeck
 /// ```
 ///
 /// A call matches as the replay server matches it (sessions aside): its path, its metadata where
-/// `matchedHeaders` asks, and its request messages (as JSON by value with a ``ProtoSchema`` in
+/// `matchedHeaders` asks, and its request messages (as JSON by value with a ``/Tapedeck/ProtoSchema`` in
 /// the options). The recorded initial metadata, messages, trailing metadata, status and details
 /// come back exactly; a call nothing matches fails with `RPCError` code `.unimplemented` and the
 /// server's diagnosis as its message. A call is matched once the client has written all its
 /// request messages, except a chat: a call whose recording shows its client waiting for answers
-/// between its messages is played as the client writes, by the replay server's rules
-/// (``ChatWriter``).
+/// between its messages is played as the client writes, by the replay server's rules.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class CassetteGRPCTransport: ClientTransport {
+    /// Messages are handed to the client as byte arrays.
     public typealias Bytes = [UInt8]
 
     /// The player holding the cassette and the playback positions.
@@ -75,7 +75,7 @@ public final class CassetteGRPCTransport: ClientTransport {
 
     /// Opens a call: the client writes its request, and once it has finished the recorded answer
     /// is played into the stream it reads. A method with recorded chats (calls whose clients waited
-    /// for answers between their messages) is played as the client writes (``ChatWriter``).
+    /// for answers between their messages) is played as the client writes.
     public func withStream<T: Sendable>(descriptor: MethodDescriptor, options: CallOptions,
                                         _ closure: (_ stream: RPCStream<Inbound, Outbound>, _ context: ClientContext) async throws -> T)
         async throws -> T {

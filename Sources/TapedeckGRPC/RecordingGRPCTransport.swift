@@ -20,6 +20,7 @@ import Tapedeck
 /// the live service sends them, and the interaction is written once the status came.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTransport {
+    /// Messages are handed over in the live transport's byte type.
     public typealias Bytes = Live.Bytes
 
     /// The recording policy and cassette.
@@ -32,9 +33,15 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     /// Opens a cassette for recording through `live`.
     ///
     /// - Parameters:
+    ///   - live: the transport that reaches the service (grpc-swift-nio-transport's, say).
+    ///   - cassette: the file to record into (created when missing).
     ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - redaction: what is masked before anything is written; credentials by default.
     ///   - options: matching, latency for what is replayed, secrets (`<NAME>` in the cassette, the
     ///     real value sent to `live`).
+    ///   - stubs: answers for calls the cassette does not hold, before the network.
+    ///   - environment: where `TAPEDECK_MODE` is read.
+    ///   - clock: what replayed latency waits on.
     public convenience init(live: Live, cassette: URL, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,
                             options: PlaybackOptions = PlaybackOptions(), stubs: [Stub] = [],
                             environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -54,6 +61,7 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
     /// The mode in force after `TAPEDECK_MODE`.
     public var mode: RecordMode { recorder.mode }
 
+    /// The live transport's retry throttle.
     public var retryThrottle: RetryThrottle? { live.retryThrottle }
 
     /// Runs the live transport's connections.
@@ -62,10 +70,12 @@ public final class RecordingGRPCTransport<Live: ClientTransport>: ClientTranspor
         try await live.connect()
     }
 
+    /// Shuts the live transport down gracefully.
     public func beginGracefulShutdown() {
         live.beginGracefulShutdown()
     }
 
+    /// The live transport's configuration for the method.
     public func config(forMethod descriptor: MethodDescriptor) -> MethodConfig? {
         live.config(forMethod: descriptor)
     }

@@ -3,7 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 import Tapedeck
 
-/// A swift-openapi-runtime `ClientTransport` answered by a connector: a ``CassetteConnector``
+/// A swift-openapi-runtime `ClientTransport` answered by a connector: a ``/Tapedeck/CassetteConnector``
 /// to replay a cassette, with the core's matching, exhaustion and latency.
 ///
 /// ```swift
@@ -31,7 +31,7 @@ public struct CassetteTransport: ClientTransport {
 
     /// Sends the request, made absolute with `baseURL`, to the connector.
     ///
-    /// - Throws: ``UnmatchedRequestError`` when the cassette has no answer.
+    /// - Throws: ``/Tapedeck/UnmatchedRequestError`` when the cassette has no answer.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL,
                      operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let data = try await collect(body, upTo: maxBodyBytes)

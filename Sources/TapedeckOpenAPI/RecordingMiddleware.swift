@@ -4,7 +4,7 @@ import OpenAPIRuntime
 import Tapedeck
 
 /// A swift-openapi-runtime `ClientMiddleware` that records through whatever transport comes
-/// next, with the modes and redaction of ``RecordingConnector`` (`TAPEDECK_MODE` overrides the mode).
+/// next, with the modes and redaction of ``/Tapedeck/RecordingConnector`` (`TAPEDECK_MODE` overrides the mode).
 ///
 /// ```swift
 /// let client = Client(serverURL: serverURL, transport: URLSessionTransport(),

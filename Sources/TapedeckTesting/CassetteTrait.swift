@@ -32,7 +32,7 @@ public struct CassetteTrait: TestTrait, SuiteTrait, TestScoping {
     /// Fail the test when a recorded interaction was never played.
     public var requireAllPlayed: Bool
     /// Also answer `URLSession.shared` (and what else reaches a registered URLProtocol) from the
-    /// cassette, through ``Tapedeck/SharedSessionInterception``: such tests run one at a time.
+    /// cassette, through ``/Tapedeck/SharedSessionInterception``: such tests run one at a time.
     public var sharedSession: Bool
     /// The source file of the test, for the default directory.
     public var filePath: String
@@ -69,16 +69,19 @@ extension Trait where Self == CassetteTrait {
     /// Runs the test with its own cassette `name`; see ``CassetteTrait``.
     ///
     /// - Parameters:
+    ///   - name: the cassette: the file `<directory>/<name>.json` (`.json` may be given or left out).
     ///   - directory: where cassettes are; `cassettes/` beside the test file by default; `TAPEDECK_CASSETTE_DIR` wins.
     ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise (`TAPEDECK_MODE=record` re-records).
     ///   - options: matching, exhaustion, latency, `secrets` (`<NAME>` in the cassette) and `expiry`.
     ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
     ///   - stubs: answers for what the cassette does not hold, as values or closures; with stubs the
     ///     cassette file may be missing.
+    ///   - redaction: what recording masks before writing; credentials by default.
     ///   - requireAllPlayed: fail the test when recorded interactions were never played.
     ///   - sharedSession: also replay code that uses `URLSession.shared` with no injected session
-    ///     (see ``Tapedeck/SharedSessionInterception`` for what it reaches on each platform); such
+    ///     (see ``/Tapedeck/SharedSessionInterception`` for what it reaches on each platform); such
     ///     tests run one at a time, the others stay parallel.
+    ///   - filePath: the test's source file, for the default directory; leave the default.
     public static func cassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
                                 options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),
                                 stubs: [Stub] = [], redaction: RedactionRules = .defaults, requireAllPlayed: Bool = false,

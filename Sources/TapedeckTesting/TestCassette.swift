@@ -6,15 +6,15 @@ import FoundationNetworking
 
 /// One test's cassette: its own connector and playback state, opened before the test and
 /// checked after it. The Swift Testing trait ``CassetteTrait`` and the XCTest helper
-/// `XCTestCase.useCassette(_:)` both create one; the connector is a ``CassetteConnector`` in
-/// replay mode and a ``RecordingConnector`` in the recording modes.
+/// `XCTestCase.useCassette(_:)` both create one; the connector is a ``/Tapedeck/CassetteConnector`` in
+/// replay mode and a ``/Tapedeck/RecordingConnector`` in the recording modes.
 public final class TestCassette: Sendable {
     /// The cassette of the test running in this task, set by the `.cassette("name")` trait.
     @TaskLocal public static var current: TestCassette?
 
     /// The connector of the current test's cassette.
     ///
-    /// - Throws: ``TestCassetteError`` when the test has no `.cassette(...)` trait.
+    /// - Throws: ``TestCassetteMissingTrait`` when the test has no `.cassette(...)` trait.
     public static func connector() throws -> any HTTPConnector {
         guard let current else { throw TestCassetteMissingTrait() }
         return current.connector
@@ -30,11 +30,15 @@ public final class TestCassette: Sendable {
     /// Opens a cassette for a test.
     ///
     /// - Parameters:
+    ///   - location: the cassette file.
     ///   - mode: used unless `TAPEDECK_MODE` in `environment` names another; `replay` by default.
+    ///   - options: matching, exhaustion, latency, secrets and expiry.
     ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
     ///   - stubs: answers for what the cassette does not hold; with stubs, a missing cassette in
     ///     replay mode is not an error (the test runs on stubs alone).
+    ///   - redaction: what recording masks before writing; credentials by default.
     ///   - live: where requests go when recording; by default a new ephemeral `URLSessionConnector`.
+    ///   - environment: where `TAPEDECK_MODE` is read.
     ///   - test: the test's name, used in the message for a missing cassette.
     public init(location: CassetteLocation, mode: RecordMode = .replay, options: PlaybackOptions = PlaybackOptions(),
                 hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [], redaction: RedactionRules = .defaults,

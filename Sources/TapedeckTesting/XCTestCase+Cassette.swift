@@ -15,8 +15,16 @@ extension XCTestCase {
     /// ```
     ///
     /// - Parameters:
+    ///   - name: the cassette: the file `<directory>/<name>.json`.
     ///   - directory: `cassettes/` beside the test file by default; `TAPEDECK_CASSETTE_DIR` wins over it.
     ///   - mode: `replay` unless `TAPEDECK_MODE` says otherwise.
+    ///   - options: matching, exhaustion, latency, secrets and expiry.
+    ///   - hooks: custom match rules, `beforePlayback` and `beforeRecord`.
+    ///   - stubs: answers for what the cassette does not hold; with stubs the cassette file may be missing.
+    ///   - redaction: what recording masks before writing; credentials by default.
+    ///   - requireAllPlayed: fail the test when recorded interactions were never played.
+    ///   - filePath: the test's source file, for the default directory; leave the default.
+    ///   - line: where a failure at teardown is reported; leave the default.
     /// - Throws: ``TestCassetteError``, e.g. a missing cassette in replay mode, with how to record it.
     public func useCassette(_ name: String, directory: URL? = nil, mode: RecordMode = .replay,
                             options: PlaybackOptions = PlaybackOptions(), hooks: PlaybackHooks = PlaybackHooks(),

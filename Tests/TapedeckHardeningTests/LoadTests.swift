@@ -5,7 +5,7 @@ import Testing
 
 /// The heavy load suite: 1,000 keep-alive connections for 30 s against replay and record, and
 /// 500 half-sent requests next to real clients. Runs only with `TAPEDECK_HARDENING=1`
-/// (`scripts/hardening.sh`); every figure it prints goes into the README table.
+/// (`scripts/hardening.sh`); every figure it prints goes into the table of docs/security.md.
 @Suite(.serialized, .enabled(if: HardeningFixtures.heavy, "set TAPEDECK_HARDENING=1 (scripts/hardening.sh) to run the load suite"))
 struct LoadTests {
     private let seconds = HardeningFixtures.loadSeconds

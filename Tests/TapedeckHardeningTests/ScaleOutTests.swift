@@ -3,7 +3,7 @@ import TapedeckTestSupport
 import Testing
 
 /// Two `tapedeck replay` processes behind a real nginx that hashes on `Tapedeck-Session`, as the
-/// README's scale-out section says: each session walks its own sequence on one node, and
+/// the scale-out section of docs/replay-server.md says: each session walks its own sequence on one node, and
 /// session-scoped stubs and `verify` work through the balancer.
 @Suite(.enabled(if: NginxServer.path != nil, Comment(rawValue: NginxServer.missing)))
 struct ScaleOutTests {

@@ -10,7 +10,7 @@ import Testing
 @Suite struct HTTP2BadInputTests {
     /// swift-nio-http2 treats a stream past `SETTINGS_MAX_CONCURRENT_STREAMS` as a connection error:
     /// GOAWAY with PROTOCOL_ERROR, and the connection closes (RFC 9113 also allows refusing the one
-    /// stream; see the README). Other connections are served.
+    /// stream; see docs/http2-and-grpc.md). Other connections are served.
     @Test func aStreamPastTheConcurrentLimitEndsTheConnectionWithGoawayAndOthersAreServed() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)

@@ -9,9 +9,9 @@ import FoundationNetworking
 /// ``CassetteConnector`` to replay, a ``RecordingConnector`` to record through the network.
 ///
 /// Install it through a configuration's `protocolClasses`:
-/// ``Foundation/URLSessionConfiguration/replaying(_:base:)`` and
-/// ``Foundation/URLSessionConfiguration/recording(cassette:mode:redaction:options:base:live:environment:)`` do
-/// it for you. Each configuration carries its own connector in a ``ConnectorRoute``, found
+/// `URLSessionConfiguration.replaying(_:base:)` and
+/// `URLSessionConfiguration.recording(cassette:mode:redaction:options:base:live:environment:)` do
+/// it for you. Each configuration carries its own connector in a `ConnectorRoute`, found
 /// through the configuration's `urlCache` (FoundationNetworking) or the `Tapedeck-Route`
 /// token in its `httpAdditionalHeaders` (Apple's loading system): there is no shared
 /// state between configurations, so parallel tests with different cassettes are safe. The one

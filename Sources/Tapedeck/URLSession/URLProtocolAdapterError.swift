@@ -2,7 +2,7 @@ import Foundation
 
 /// Why ``ConnectorURLProtocol`` could not serve a URLSession task.
 public enum URLProtocolAdapterError: Error, CustomStringConvertible, Sendable {
-    /// The session's configuration carries no ``ConnectorRoute`` (its `urlCache` was replaced).
+    /// The session's configuration carries no `ConnectorRoute` (its `urlCache` was replaced).
     case noConnector(url: String)
     /// A download task: FoundationNetworking lets only its built-in protocols hand over the file.
     case downloadTaskUnsupported(url: String)

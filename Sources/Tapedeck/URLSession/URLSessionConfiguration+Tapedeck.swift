@@ -6,11 +6,13 @@ import FoundationNetworking
 extension URLSessionConfiguration {
     /// A configuration whose sessions are answered by `connector` through ``ConnectorURLProtocol``.
     ///
-    /// The connector rides in the configuration itself (see ``ConnectorRoute``), so each call
+    /// The connector rides in the configuration itself (a `ConnectorRoute`), so each call
     /// gives independent playback state; sessions made from the same configuration share it.
     ///
-    /// - Parameter base: copied; its `protocolClasses` and `urlCache` are replaced; its
-    ///   `httpAdditionalHeaders` are added to requests that lack them, as URLSession does.
+    /// - Parameters:
+    ///   - connector: what answers every task of the sessions made from the configuration.
+    ///   - base: copied; its `protocolClasses` and `urlCache` are replaced; its
+    ///     `httpAdditionalHeaders` are added to requests that lack them, as URLSession does.
     public static func replaying(_ connector: any HTTPConnector, base: URLSessionConfiguration = .ephemeral) -> URLSessionConfiguration {
         let configuration = base.copy() as! URLSessionConfiguration
         configuration.protocolClasses = [ConnectorURLProtocol.self]
@@ -39,6 +41,10 @@ extension URLSessionConfiguration {
     /// A configuration that records through the live network into a cassette (`TAPEDECK_MODE` overrides `mode`).
     ///
     /// - Parameters:
+    ///   - file: the cassette to record into (created when missing).
+    ///   - mode: the mode unless `TAPEDECK_MODE` in `environment` names another.
+    ///   - redaction: what is masked before anything is written; credentials by default.
+    ///   - options: matching, exhaustion, latency, secrets and expiry for what is replayed.
     ///   - base: the configuration returned is a copy of it (see ``replaying(_:base:)``).
     ///   - live: the configuration of the session that really sends; by default ephemeral.
     ///   - environment: where `TAPEDECK_MODE` is read.

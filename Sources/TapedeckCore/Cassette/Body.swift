@@ -15,8 +15,8 @@ public struct Body: Sendable {
         case automatic
         /// `{"json": value}`: kept for hand-written fixtures.
         case json
-        /// `{"grpc": [messages]}`: a gRPC body, written as its length-prefixed messages (``GRPCMessage``),
-        /// each held decompressed with its compressed flag kept (``GRPCCall/decompressed(_:encoding:)``).
+        /// `{"grpc": [messages]}`: a gRPC body, written as its length-prefixed messages (`GRPCMessage`),
+        /// each held decompressed with its compressed flag kept (`GRPCCall.decompressed(_:encoding:)`).
         case grpc
     }
 

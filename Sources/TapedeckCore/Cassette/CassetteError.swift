@@ -12,7 +12,7 @@ public struct CassetteError: Error, CustomStringConvertible, Sendable, Equatable
         case content(path: String, message: String)
         /// The cassette declares a format version this release does not know.
         case unsupportedVersion(Int)
-        /// Another recorder records the cassette (one at a time: ``CassetteLock``); the process
+        /// Another recorder records the cassette (one at a time: `CassetteLock`); the process
         /// holding it, when known. A failure of the moment, not of the input.
         case inUse(process: Int32?)
     }

@@ -28,7 +28,7 @@ enum HardeningFixtures {
         return url
     }
 
-    /// Prints one figure line the hardening script turns into the README table.
+    /// Prints one figure line the hardening script turns into the table of docs/security.md.
     static func report(scenario: String, amount: String, outcome: String, lost: String) {
         print("HARDENING-FIGURE|\(scenario)|\(amount)|\(outcome)|\(lost)")
     }
