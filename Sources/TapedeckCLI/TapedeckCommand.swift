@@ -10,6 +10,10 @@ struct TapedeckCommand: AsyncParsableCommand {
         abstract: "Record real HTTP exchanges into JSON cassettes and play them back.",
         discussion: """
         Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage or bad input.
+
+        Examples:
+          tapedeck replay cassettes/example.json
+          tapedeck record api.json --target https://api.example.com
         """,
         version: "0.1.0",
         subcommands: [

@@ -49,15 +49,33 @@ import Testing
 
     /// Every overview is whole sentences: ArgumentParser wraps each line of a discussion itself, so a
     /// line break typed in mid-sentence shows as a short line ("Without it, a" / "forward proxy").
-    /// Printed wide enough that nothing wraps, every line of every command's overview ends a sentence.
+    /// Printed wide enough that nothing wraps, every line of every command's overview ends a
+    /// sentence, but for its examples.
     @Test func overviewsBreakLinesOnlyBetweenSentences() async throws {
         for command in try await Self.commands() {
             let help = try await Self.help(command)
-            let overview = help.components(separatedBy: "USAGE:")[0]
+            let overview = help.components(separatedBy: "USAGE:")[0].components(separatedBy: "\nExample")[0]
             for line in overview.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 #expect(line.last.map { ".:?!".contains($0) } == true, "tapedeck \(command.joined(separator: " ")) --help: \(line)")
             }
         }
+    }
+
+    /// Each help fits a terminal of 80 columns: `tapedeck --help` gives each command one line, and
+    /// every command's help ends its overview with an example of that command.
+    @Test func everyHelpFitsATerminalAndShowsAnExample() async throws {
+        for command in try await Self.commands() {
+            let help = try await Self.help(command, columns: 80)
+            for line in help.split(separator: "\n") {
+                #expect(line.count <= 80, "tapedeck \(command.joined(separator: " ")) --help: \(line)")
+            }
+            let examples = help.components(separatedBy: "USAGE:")[0].components(separatedBy: "\nExample").dropFirst().first ?? ""
+            #expect(examples.contains("\n  tapedeck \(command.joined(separator: " "))") || examples.contains("$(tapedeck \(command.joined(separator: " "))"),
+                    "tapedeck \(command.joined(separator: " ")) --help shows no example of itself")
+        }
+        let top = try await Self.help([], columns: 80)
+        let listed = top.components(separatedBy: "SUBCOMMANDS:")[1].components(separatedBy: "\n\n")[0].split(separator: "\n")
+        #expect(listed.allSatisfy { !$0.hasPrefix("   ") }, "one line a command: \(listed)")
     }
 
     /// `replay --help` names every admin endpoint, and each name it gives is one the server answers
@@ -99,10 +117,10 @@ import Testing
         return found
     }
 
-    /// The help of `tapedeck COMMAND...`, printed 1,000 columns wide so that ArgumentParser wraps nothing.
-    static func help(_ command: [String]) async throws -> String {
+    /// The help of `tapedeck COMMAND...`, by default printed 1,000 columns wide so that ArgumentParser wraps nothing.
+    static func help(_ command: [String], columns: Int = 1000) async throws -> String {
         let result = try await Subprocess.run(executable: try TapedeckBinary.locate().path, arguments: command + ["--help"],
-                                              environment: ["COLUMNS": "1000"])
+                                              environment: ["COLUMNS": "\(columns)"])
         #expect(result.status == 0, "tapedeck \(command.joined(separator: " ")) --help: \(result.error)")
         return result.text
     }

@@ -11,13 +11,17 @@ import FoundationNetworking
 struct DriftCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drift",
-        abstract: "Send a cassette's requests to the live service and report structural differences.",
+        abstract: "Compare a cassette with the live service.",
+        usage: "tapedeck drift [<options>] <cassette>",
         discussion: """
-        Compares each live answer with its recording: the status, the media type of Content-Type, and \
+        Sends the cassette's requests to the live service and compares each answer with its recording: the status, the media type of Content-Type, and \
         JSON bodies place by place (added, removed, type changed; values too with --values). Prints one \
         line per difference (interactions[3] $.user.age: number -> string) and a summary. Exit status 0 \
         when nothing but additions changed, 1 when something breaking did, 2 on bad input. Writes nothing \
         unless --update, which saves the live answers, redacted, secrets replaced.
+
+        Example:
+          tapedeck drift api.json
         """)
 
     @Argument(help: "The cassette file.")

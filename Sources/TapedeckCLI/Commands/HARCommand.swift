@@ -7,7 +7,14 @@ import TapedeckTooling
 struct HARCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "har",
-        abstract: "Import a HAR 1.2 file (browsers, mitmproxy, Polly.js) into a cassette, or export one.",
+        abstract: "Import a HAR file into a cassette, or export one.",
+        discussion: """
+        HAR 1.2, as browsers, mitmproxy and Polly.js write it.
+
+        Examples:
+          tapedeck har import session.har -o session.json
+          tapedeck har export session.json -o session.har
+        """,
         subcommands: [HARImportCommand.self, HARExportCommand.self])
 }
 
@@ -15,12 +22,17 @@ struct HARCommand: ParsableCommand {
 struct HARImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Turn a HAR file into a cassette, applying the redaction rules.",
+        abstract: "Turn a HAR file into a cassette.",
+        usage: "tapedeck har import <har> --output <CASSETTE> [<options>]",
         discussion: """
+        The redaction rules are applied. \
         Bodies are taken decoded (base64 content included, and Polly.js's hex bodies); timings become \
         firstByteMs (blocked + dns + connect + send + wait) and totalMs (time). Entries a browser never \
         completed (status 0) are skipped and listed. A VCR cassette given here is imported as by import-vcr. \
         The cassette is written atomically (replaced if it exists).
+
+        Example:
+          tapedeck har import session.har -o session.json
         """)
 
     @Argument(help: "The HAR file.")
@@ -41,11 +53,16 @@ struct HARImportCommand: ParsableCommand {
 struct HARExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a cassette as a HAR 1.2 file, applying the redaction rules first.",
+        abstract: "Write a cassette as a HAR 1.2 file.",
+        usage: "tapedeck har export <cassette> --output <FILE.har> [<options>]",
         discussion: """
+        The redaction rules are applied first. \
         Text bodies stay text, other bytes are base64 (content.encoding "base64"); timings.wait is \
         firstByteMs and time is totalMs. Custom _ fields keep what HAR has no place for (stream chunks, \
         delayMs, recordedAt), so har import gives the same interactions back.
+
+        Example:
+          tapedeck har export session.json -o session.har
         """)
 
     @Argument(help: "The cassette file.")

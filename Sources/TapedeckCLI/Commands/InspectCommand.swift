@@ -7,8 +7,14 @@ import TapedeckTooling
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "List a cassette's interactions: index, method, URL, status, body sizes, timing.",
-        discussion: "With --json, prints {\"file\", \"interactions\": [...]} with the same facts for scripts.")
+        abstract: "List a cassette's interactions.",
+        discussion: """
+        One line each: index, method, URL, status, body sizes and timing. With --json, prints \
+        {"file", "interactions": [...]} with the same facts for scripts.
+
+        Example:
+          tapedeck inspect cassettes/example.json
+        """)
 
     @Argument(help: "The cassette file.")
     var cassette: String

@@ -7,7 +7,8 @@ import TapedeckTooling
 struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
-        abstract: "Check cassettes: schema, unredacted secrets, useless duplicates, missing timing.",
+        abstract: "Check cassettes for errors, secrets and duplicates.",
+        usage: "tapedeck lint [<options>] <cassettes> ...",
         discussion: """
         Errors: a cassette that does not load (file and line/column, or the JSON path such as \
         interactions[3].response.status; every interaction that does not load, each at its place). \
@@ -16,6 +17,9 @@ struct LintCommand: ParsableCommand {
         duplicate an earlier one under the match rules, missing timing, response fields named like \
         pseudo-headers, and gRPC answers whose grpc-status a client cannot read.
         Exit status: 0 when clean, 1 when there are errors (or warnings with --strict), 2 on bad usage.
+
+        Example:
+          tapedeck lint --strict cassettes/*.json
         """)
 
     @Argument(help: "The cassette files.")

@@ -7,10 +7,14 @@ import TapedeckTooling
 struct MergeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
-        abstract: "Combine cassettes into one, keeping every cassette's order and the order given.",
+        abstract: "Combine cassettes into one.",
         discussion: """
+        The interactions keep each cassette's order, the cassettes the order given. \
         A cassette of a format version this release does not read is refused (exit status 2) and nothing \
         is written. The output is replaced in one rename; it may be one of the inputs.
+
+        Example:
+          tapedeck merge users.json orders.json -o api.json
         """)
 
     @Argument(help: "The cassettes, in order.")

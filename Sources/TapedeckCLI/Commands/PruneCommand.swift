@@ -7,11 +7,15 @@ import TapedeckTooling
 struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        abstract: "Drop the interactions never played, according to a journal saved from the replay server.",
+        abstract: "Drop the interactions a test run never played.",
+        usage: "tapedeck prune <cassette> --journal <FILE> [<options>]",
         discussion: """
-        Save the journal after the test run: curl -s http://127.0.0.1:PORT/__tapedeck/journal > journal.json. \
+        Which were played, a journal saved from the replay server says. Save it after the test run: curl -s http://127.0.0.1:PORT/__tapedeck/journal > journal.json. \
         Entries are matched to the cassette by the name the server gives it (its path as given to `tapedeck replay`, in any folder spelling, or NAME for --cassette-dir; --name to set it). \
         A journal that dropped old entries, or never names the cassette, is refused unless --force.
+
+        Example:
+          tapedeck prune api.json --journal journal.json
         """)
 
     @Argument(help: "The cassette file.")

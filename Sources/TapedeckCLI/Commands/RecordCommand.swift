@@ -9,7 +9,7 @@ import TapedeckServer
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record real HTTP exchanges into a cassette through a proxy.",
+        abstract: "Record HTTP exchanges into a cassette via a proxy.",
         discussion: """
         With --target, a reverse proxy: point your client's base URL at tapedeck. \
         Without it, a forward proxy: set http_proxy (lowercase: curl ignores HTTP_PROXY) and HTTPS_PROXY \
@@ -20,6 +20,10 @@ struct RecordCommand: AsyncParsableCommand {
         Responses stream to the client as they arrive; each exchange is redacted and on disk within a \
         second. Redirects are passed back, never followed. --passthrough-host hosts are tunnelled, not \
         recorded.
+
+        Examples:
+          tapedeck record api.json --target https://api.example.com
+          tapedeck record api.json --port 8888
         """)
 
     @Argument(help: "The cassette file to record into.")
@@ -48,7 +52,7 @@ struct RecordCommand: AsyncParsableCommand {
                                valueName: "N"))
     var maxUpstreamConnections = 128
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup(title: "Server and limits") var server: ServerOptions
 
     @OptionGroup(title: "Redaction") var redaction: RedactionOptions
 
@@ -56,7 +60,7 @@ struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup var proto: ProtoDescriptorOptions
 
-    @OptionGroup var safety: ServerSafetyOptions
+    @OptionGroup(title: "Access") var safety: ServerSafetyOptions
 
     func validate() throws {
         guard mode != .replay else {

@@ -7,14 +7,19 @@ import TapedeckTooling
 struct RedactCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "redact",
-        abstract: "Apply the default and given redaction rules to existing cassettes, in place and atomically.",
+        abstract: "Redact existing cassettes in place.",
+        usage: "tapedeck redact [<options>] <cassettes> ...",
         discussion: """
+        Applies the default redaction rules and the ones given. \
         Every cassette is read first; if any does not load, nothing is written. Each changed cassette is \
         replaced in one rename, so an interrupted run leaves the old or the new file, never half of one. \
         Prints each change (interactions[2]: request header Authorization). A side-file body the rules \
         rewrite gets a new, redacted side file, and the old one, which still holds the secrets, is removed \
         once the cassette is saved. A JSON side file past 32 MiB is redacted piece by piece, as the \
         recording proxy redacts it, without being read whole.
+
+        Example:
+          tapedeck redact cassettes/*.json --redact-header X-Api-Key
         """)
 
     @Argument(help: "The cassette files.")

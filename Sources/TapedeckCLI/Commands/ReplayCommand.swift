@@ -8,7 +8,7 @@ import TapedeckServer
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Serve cassettes over HTTP; never connects to any upstream.",
+        abstract: "Serve cassettes and stubs; never calls upstream.",
         discussion: """
         Requests sent straight to the server match any recorded host. As a forward proxy \
         (http_proxy / HTTPS_PROXY) it answers absolute-form http requests, and CONNECT with \
@@ -18,6 +18,10 @@ struct ReplayCommand: AsyncParsableCommand {
         the port; recorded WebSocket conversations are played back.
 
         Admin endpoints, under /__tapedeck/ on the same port: \(AdminEndpoints.namesInProse).
+
+        Examples:
+          tapedeck replay cassettes/example.json
+          tapedeck replay --port 0 --stubs stubs.json --latency recorded api.json
         """)
 
     @Argument(help: "Cassette files, searched in order.")
@@ -29,13 +33,13 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Status of an unmatched request.", valueName: "STATUS"))
     var unmatchedStatus = 599
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup(title: "Server and limits") var server: ServerOptions
 
     @OptionGroup(title: "Matching and playback") var playback: PlaybackArguments
 
     @OptionGroup(title: "Stubs, secrets and expiry") var lifecycle: LifecycleOptions
 
-    @OptionGroup var safety: ServerSafetyOptions
+    @OptionGroup(title: "Access") var safety: ServerSafetyOptions
 
     func validate() throws {
         guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty else {
