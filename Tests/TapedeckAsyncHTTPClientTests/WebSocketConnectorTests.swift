@@ -119,7 +119,7 @@ import Testing
         let off = try await replayer.connect(Self.handshake(upstream.authority, "/rooms/a"))
         #expect(try await off.receive() == .text("welcome /rooms/a"))
         try await off.send(.text("leave"))
-        #expect(try await off.receive() == .close(code: 1008, reason: #"expected client text "{"op":"join","token":"s3cret"}""#))
+        #expect(try await off.receive() == .close(code: 1008, reason: #"expected client text "{"op":"join","token":"s3cret"}"; got client text "leave""#))
 
         // The replay server plays the connector's recording to a Python client.
         let server = try TapedeckProcess(["replay", "--port", "0", cassette.path],
@@ -160,7 +160,7 @@ import Testing
         let off = try await connector.connect(Self.handshake(upstream.authority, "/chat"))
         #expect(try await off.receive() == .text("welcome /chat"))
         try await off.send(.text("goodbye"))
-        #expect(try await off.receive() == .close(code: 1008, reason: #"expected client text "hello""#))
+        #expect(try await off.receive() == .close(code: 1008, reason: #"expected client text "hello"; got client text "goodbye""#))
     }
 
     /// The test helpers (`.cassette(...)` and `useCassette`) give a WebSocket connector on the

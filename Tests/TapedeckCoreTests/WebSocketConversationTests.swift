@@ -30,16 +30,30 @@ import Testing
         var conversation = WebSocketConversation(Self.chat)
         _ = conversation.start()
         let actions = conversation.received(.text(#"{"op":"leave"}"#))
-        #expect(actions == [.close(code: 1008, reason: #"expected client text "{"op":"join","room":"a"}""#, after: .zero)])
+        #expect(actions == [.close(code: 1008, reason: #"expected client text "{"op":"join","room":"a"}"; got client text "{"op":"leave"}""#, after: .zero)])
         #expect(conversation.departure?.index == 1)
         #expect(conversation.departure?.received == .text(#"{"op":"leave"}"#))
         #expect(conversation.isOver)
     }
 
+    /// Long messages are cut so that the recorded one and the one sent both fit a close reason.
+    @Test func theReasonForLongMessagesHoldsBothWithin123Bytes() throws {
+        let recorded = String(repeating: "é", count: 80)
+        var conversation = WebSocketConversation([WebSocketMessage(from: .client, atMs: 0, content: .text(recorded))])
+        _ = conversation.start()
+        let actions = conversation.received(.text(String(repeating: "x", count: 500)))
+        guard case .close(1008, let reason, _) = try #require(actions.first) else {
+            Issue.record("\(actions)")
+            return
+        }
+        #expect(reason.utf8.count <= 123, "\(reason.utf8.count) bytes")
+        #expect(reason.hasPrefix("expected client text \"ééé") && reason.contains("; got client text \"xxx"), "\(reason)")
+    }
+
     @Test func aMessageAfterTheRecordingEndedClosesWith1008() {
         var conversation = WebSocketConversation([WebSocketMessage(from: .server, atMs: 0, content: .text("only"))])
         _ = conversation.start()
-        #expect(conversation.received(.binary(Data([9]))) == [.close(code: 1008, reason: "no more client messages recorded", after: .zero)])
+        #expect(conversation.received(.binary(Data([9]))) == [.close(code: 1008, reason: "no more client messages recorded; got client binary 1 bytes", after: .zero)])
         #expect(conversation.departure?.expected == nil && conversation.departure?.index == 1)
     }
 

@@ -78,6 +78,19 @@ import Testing
         #expect(listed.allSatisfy { !$0.hasPrefix("   ") }, "one line a command: \(listed)")
     }
 
+    /// `--proto-descriptor-set`, shared by `replay`, `record` and `inspect`, is described in words
+    /// true of each: what a command that serves nothing does with it comes first.
+    @Test func theDescriptorSetOptionReadsTrueInEveryCommandThatTakesIt() async throws {
+        for command in ["replay", "record", "inspect"] {
+            let help = try await Self.help([command])
+            // The option's entry: its name, and its description on the lines up to the next option.
+            let entry = try #require(help.components(separatedBy: "\n  --proto-descriptor-set <FILE>").dropFirst().first)
+            let line = entry.components(separatedBy: "\n  -")[0]
+            #expect(line.contains("show them as JSON"), "\(command): \(line)")
+            #expect(!line.contains("the inspector") && !line.contains("diagnoses"), "\(command): \(line)")
+        }
+    }
+
     /// `replay --help` names every admin endpoint, and each name it gives is one the server answers
     /// (a method it does not take gets 405, an unknown name 404).
     @Test func replayHelpListsEveryAdminEndpoint() async throws {

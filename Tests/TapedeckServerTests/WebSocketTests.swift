@@ -143,7 +143,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
             let heard = try await talk(webSocketURL(harness.base, "/feed"), ["recv", #"send:{"subscribe": "news"}"#, "recv"])
             #expect(heard == """
                 text hello
-                closed 1008 expected client text "{"subscribe": "prices"}"
+                closed 1008 expected client text "{"subscribe": "prices"}"; got client text "{"subscribe": "news"}"
 
                 """)
             let id = try #require(harness.responder.answers.exchanges?.summaries().exchanges.first?.id)
@@ -259,7 +259,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
             let replayed = try await Chromium.webSocket(webSocketURL(harness.base, "/browser"), steps)
             #expect(replayed == expected, "the page hears from the replay what it heard live")
             let off = try await Chromium.webSocket(webSocketURL(harness.base, "/browser"), ["recv", "send:something else", "recv"])
-            #expect(off == "text welcome /browser\nclosed 1008 expected client text \"hello from a page\"\n")
+            #expect(off == "text welcome /browser\nclosed 1008 expected client text \"hello from a page\"; got client text \"something else\"\n")
         }
     }
 

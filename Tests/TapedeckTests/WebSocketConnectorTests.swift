@@ -41,7 +41,7 @@ import Testing
         let chat = try await connector().connect(handshake)
         #expect(try await chat.receive() == .text("welcome"))
         try await chat.send(.text("leave"))
-        #expect(try await chat.receive() == .close(code: 1008, reason: #"expected client text "{"op":"join","room":"a"}""#))
+        #expect(try await chat.receive() == .close(code: 1008, reason: #"expected client text "{"op":"join","room":"a"}"; got client text "leave""#))
         let closed = await #expect(throws: WebSocketClosedError.self) { try await chat.send(.text("again")) }
         #expect(closed?.code == 1008)
     }

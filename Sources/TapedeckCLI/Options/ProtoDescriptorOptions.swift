@@ -6,7 +6,7 @@ import TapedeckTooling
 /// `record` and `inspect`.
 struct ProtoDescriptorOptions: ParsableArguments {
     @Option(name: .customLong("proto-descriptor-set"), help: ArgumentHelp(
-        "Read gRPC messages by this descriptor set (protoc --descriptor_set_out=FILE --include_imports): they match as JSON by value, and diagnoses, the inspector and inspect show them as JSON.",
+        "Read gRPC messages by this descriptor set (protoc --descriptor_set_out=FILE --include_imports) and show them as JSON; the servers also match them by value.",
         valueName: "FILE"), transform: ProtoSchema.init(descriptorSetPath:))
     var schema: ProtoSchema?
 }

@@ -108,10 +108,14 @@ public struct WebSocketConversation: Sendable {
         return [.close(code: code ?? 1000, reason: "", after: .zero)]
     }
 
+    /// Closes with 1008, the reason saying what was recorded and what the client sent instead: the
+    /// first in 64 bytes at most, so that both fit the 123 bytes of a close reason.
     private mutating func leave(expected: WebSocketMessage?, received: WebSocketMessage.Content, reason: String) -> [Action] {
         departure = Departure(index: position, expected: expected, received: received)
         isOver = true
-        return [.close(code: Self.offRecordingCode, reason: Self.closeReason(reason), after: .zero)]
+        let sent = WebSocketMessage(from: .client, atMs: 0, content: received).summary(limit: 30)
+        let told = Self.closeReason(reason, limit: 64)
+        return [.close(code: Self.offRecordingCode, reason: Self.closeReason("\(told); got \(sent)"), after: .zero)]
     }
 
     private func delay(gap milliseconds: Double) -> Duration {
@@ -123,11 +127,12 @@ public struct WebSocketConversation: Sendable {
         }
     }
 
-    /// `reason` cut to what a close frame holds (``WebSocketMessage/maximumReasonBytes``), at a character boundary.
-    public static func closeReason(_ reason: String) -> String {
+    /// `reason` cut to `limit` bytes, by default what a close frame holds
+    /// (``WebSocketMessage/maximumReasonBytes``), at a character boundary.
+    public static func closeReason(_ reason: String, limit: Int = WebSocketMessage.maximumReasonBytes) -> String {
         var kept = ""
         for character in reason {
-            guard kept.utf8.count + character.utf8.count <= WebSocketMessage.maximumReasonBytes else { break }
+            guard kept.utf8.count + character.utf8.count <= limit else { break }
             kept.append(character)
         }
         return kept
