@@ -4,8 +4,8 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// The admin API under `/__tapedeck/`: health, journal, unmatched, reset, the CA certificate, and
-/// the run-time stubs and verification of ``StubEndpoints``.
+/// The admin API under `/__tapedeck/`: health, journal, unmatched, reset, the CA certificate, its
+/// own OpenAPI document (``AdminAPIDocument``), and the run-time stubs and verification of ``StubEndpoints``.
 package struct AdminEndpoints: Sendable {
     /// The path prefix of every admin endpoint.
     package static let prefix = "/__tapedeck/"
@@ -49,34 +49,54 @@ package struct AdminEndpoints: Sendable {
     /// The inspector page and its data (``InspectorEndpoints``), if the server keeps exchanges.
     package var inspector: Inspector?
 
-    /// Answers an admin request.
+    /// Answers an admin request. The guard's 403 comes first; its 415 waits until the path and the
+    /// method are known to be an operation, so a method a path does not take is 405 whatever its type.
     package func respond(to request: IncomingRequest, sink: ResponseSink) {
-        if let (status, reason) = guardian.refusal(for: request.head, port: request.serverPort) {
+        let refusal = guardian.refusal(for: request.head, port: request.serverPort)
+        if let (status, reason) = refusal, status != .unsupportedMediaType {
             sink.refuse(Refusal(status, code: "admin-refused", reason))
             return
         }
         let path = request.path
         let endpoint = path.dropFirst(Self.prefix.count)
         let method = request.head.method
+        guard let methods = Self.methods(of: endpoint) else {
+            sink.send(HTTPResponse(status: .notFound, headerFields: [.contentType: "text/plain; charset=utf-8"]),
+                      body: ByteBuffer(string: "no admin endpoint \(path); try \(Self.namesInProse)\n"))
+            return
+        }
+        guard methods.contains(method) else {
+            sink.send(HTTPResponse(status: .methodNotAllowed, headerFields: [
+                .contentType: "text/plain; charset=utf-8", .allow: methods.map(\.rawValue).joined(separator: ", "),
+            ]), body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
+            return
+        }
+        if let (status, reason) = refusal {
+            sink.refuse(Refusal(status, code: "admin-refused", reason))
+            return
+        }
         if StubEndpoints(stubs: stubs, redaction: redaction).respond(to: endpoint, request: request, sink: sink) { return }
         if let inspector, InspectorEndpoints(inspector: inspector).respond(to: endpoint, request: request, sink: sink) { return }
-        switch (endpoint, method) {
-        case ("health", .get), ("health", .head):
+        switch endpoint {
+        case "health":
             let (names, count) = cassettes()
             sendJSON(Health(status: "ok", mode: mode, cassettes: names, interactions: count), sink: sink)
-        case ("journal", .get), ("journal", .head):
+        case "journal":
             var document = journal.document()
             for number in document.entries.indices { document.entries[number].url = redaction.clean(url: document.entries[number].url) }
             sendJSON(document, sink: sink)
-        case ("unmatched", .get), ("unmatched", .head):
+        case "unmatched":
             sendJSON(unmatched.document(), sink: sink)
-        case ("reset", .post):
+        case "reset":
             resetPlayback()
             journal.reset()
             unmatched.reset()
             inspector?.exchanges.reset()
             sendJSON(["reset": true], sink: sink)
-        case ("ca.pem", .get), ("ca.pem", .head):
+        case "openapi.json":
+            sink.send(HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
+                      body: ByteBuffer(string: AdminAPIDocument.json))
+        case "ca.pem":
             do {
                 let pem = try authority.certificatePEM()
                 sink.send(HTTPResponse(status: .ok, headerFields: [.contentType: "application/x-pem-file"]),
@@ -85,10 +105,8 @@ package struct AdminEndpoints: Sendable {
                 sink.send(HTTPResponse(status: .internalServerError, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                           body: ByteBuffer(string: "\(error)\n"))
             }
-        case ("health", _), ("journal", _), ("unmatched", _), ("reset", _), ("ca.pem", _):
-            sink.send(HTTPResponse(status: .methodNotAllowed, headerFields: [.contentType: "text/plain; charset=utf-8"]),
-                      body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(path)\n"))
         default:
+            // Only an inspector endpoint of a server built without an inspector.
             sink.send(HTTPResponse(status: .notFound, headerFields: [.contentType: "text/plain; charset=utf-8"]),
                       body: ByteBuffer(string: "no admin endpoint \(path); try \(Self.namesInProse)\n"))
         }

@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 
-/// The run-time stub API under `/__tapedeck/`: `POST|GET|DELETE stubs`, `DELETE stubs/ID` and
+/// The run-time stub API under `/__tapedeck/`: `POST|GET|HEAD|DELETE stubs`, `DELETE stubs/ID` and
 /// `POST verify`. A `Tapedeck-Session` header scopes what it adds, removes and verifies to that
 /// session. Every rule is the core's ``StubSet``; this only translates HTTP.
 struct StubEndpoints: Sendable {
@@ -13,7 +13,8 @@ struct StubEndpoints: Sendable {
     /// What verification shows of the requests it found: the inspector's redaction.
     let redaction: ExchangeRedaction
 
-    /// Answers `stubs`, `stubs/ID` or `verify`; false when the endpoint is not one of those.
+    /// Answers `stubs`, `stubs/ID` or `verify` with a method they take (``AdminEndpoints`` answers
+    /// the others); false when the endpoint is not one of those.
     func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
         let session = ControlHeaders(request.head.headerFields).session
         let scope = session.isEmpty ? nil : session
@@ -26,13 +27,15 @@ struct StubEndpoints: Sendable {
             } catch {
                 send(.badRequest, ["error": "\(error)".replacingOccurrences(of: "cassette: ", with: "stub: ")], sink: sink)
             }
-        case ("stubs", .get):
+        case ("stubs", .get), ("stubs", .head):
             send(.ok, StubListing(stubs: stubs.list(session: scope).map(StubListing.Entry.init)), sink: sink)
         case ("stubs", .delete):
             stubs.removeAll(session: scope)
             send(.ok, ["removed": true], sink: sink)
         case (let path, .delete) where path.hasPrefix("stubs/"):
-            let id = String(path.dropFirst("stubs/".count))
+            // The id is a path segment: percent-decoded, so any id a stub was given can be named.
+            let segment = String(path.dropFirst("stubs/".count))
+            let id = segment.removingPercentEncoding ?? segment
             if stubs.remove(id: id) {
                 send(.ok, ["removed": id], sink: sink)
             } else {
@@ -47,8 +50,6 @@ struct StubEndpoints: Sendable {
             } catch {
                 send(.badRequest, ["error": "the request pattern is not valid: \(error)"], sink: sink)
             }
-        case ("stubs", _), ("verify", _):
-            send(.methodNotAllowed, ["error": "\(request.head.method.rawValue) is not allowed here"], sink: sink)
         default:
             return false
         }

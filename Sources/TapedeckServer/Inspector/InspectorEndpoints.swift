@@ -12,29 +12,24 @@ struct InspectorEndpoints: Sendable {
     /// What the page shows.
     let inspector: Inspector
 
-    /// Answers an inspector endpoint; false when the endpoint is not one of them.
+    /// Answers an inspector endpoint, asked with GET or HEAD (``AdminEndpoints`` answers other
+    /// methods); false when the endpoint is not one of them.
     func respond(to endpoint: Substring, request: IncomingRequest, sink: ResponseSink) -> Bool {
-        let method = request.head.method
-        guard let asset = Self.asset(endpoint) else { return respondToData(endpoint, method: method, sink: sink) }
-        guard method == .get || method == .head else { return notAllowed(method, endpoint, sink: sink) }
+        guard let asset = Self.asset(endpoint) else { return respondToData(endpoint, sink: sink) }
         sink.send(HTTPResponse(status: .ok, headerFields: Self.pageHeaders(contentType: asset.0)), body: ByteBuffer(string: asset.1))
         return true
     }
 
-    private func respondToData(_ endpoint: Substring, method: HTTPRequest.Method, sink: ResponseSink) -> Bool {
-        let isRead = method == .get || method == .head
+    private func respondToData(_ endpoint: Substring, sink: ResponseSink) -> Bool {
         switch endpoint {
         case "events":
-            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             inspector.exchanges.events.listen(sink: sink)
         case "exchanges":
-            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             let (exchanges, dropped) = inspector.exchanges.summaries()
             sendJSON(ExchangeList(exchanges: exchanges, dropped: dropped, capacity: inspector.exchanges.capacity,
                                   bodyLimit: inspector.exchanges.bodyLimit, listeners: inspector.exchanges.events.listenerCount),
                      sink: sink)
         case let path where path.hasPrefix("exchanges/"):
-            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             let text = path.dropFirst("exchanges/".count)
             guard let id = Int(text), var exchange = inspector.exchanges.exchange(id: id) else {
                 sink.send(HTTPResponse(status: .notFound, headerFields: [.contentType: "application/json"]),
@@ -50,7 +45,6 @@ struct InspectorEndpoints: Sendable {
             }
             sendJSON(exchange, sink: sink)
         case "cassettes":
-            guard isRead else { return notAllowed(method, endpoint, sink: sink) }
             sendJSON(CassetteOverview(inspector), sink: sink)
         default:
             return false
@@ -90,12 +84,6 @@ struct InspectorEndpoints: Sendable {
             .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; worker-src 'self'; connect-src 'self'; frame-ancestors 'none'",
             HTTPField.Name("Referrer-Policy")!: "no-referrer",
         ]
-    }
-
-    private func notAllowed(_ method: HTTPRequest.Method, _ endpoint: Substring, sink: ResponseSink) -> Bool {
-        sink.send(HTTPResponse(status: .methodNotAllowed, headerFields: [.contentType: "text/plain; charset=utf-8"]),
-                  body: ByteBuffer(string: "\(method.rawValue) is not allowed on \(AdminEndpoints.prefix)\(endpoint)\n"))
-        return true
     }
 
     private func sendJSON(_ value: some Encodable, sink: ResponseSink) {
