@@ -210,6 +210,28 @@ extension HTTP2BadInputTests {
         }
     }
 
+    /// A client that sends its first request before it has read the server's SETTINGS, as curl
+    /// does, gets the same room: a 40 KB header is served and a 100 KB one gets 431 on its stream,
+    /// the acknowledgement arriving after them.
+    @Test func largeHeadersAreServedBeforeTheClientAcknowledgesTheServersSettings() async throws {
+        try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { harness in
+            let socket = try RawSocket(port: harness.server.port, timeout: 10 * Deadlines.scale)
+            socket.send(HTTP2Frames.greeting + Self.request(stream: 1, headerBytes: 40_000) + Self.request(stream: 3, headerBytes: 100_000)
+                + HTTP2Frames.frame(type: 0x04, flags: 0x01, stream: 0))
+            let answer = await socket.read { data in
+                Set(HTTP2Frames.frames(in: data).filter { $0.type == 0x03 || $0.type == 0x00 }.map(\.stream)).isSuperset(of: [1, 3])
+            }
+            let text = String(decoding: answer.data, as: UTF8.self)
+            #expect(text.contains("Hello Shawn!"), "the 40 KB request is answered")
+            #expect(text.contains("the request headers are over the size limit"), "the 100 KB one gets 431")
+            #expect(!HTTP2Frames.frames(in: answer.data).contains { $0.type == 0x07 }, "the connection goes on")
+
+            let curl = try await Curl.run(["--http2-prior-knowledge", "-H", "X-Padding: " + String(repeating: "a", count: 20_000),
+                                           harness.base + "/plaintext?name=Shawn"])
+            #expect(curl.text == "Hello Shawn!")
+        }
+    }
+
     /// `GET /plaintext?name=Shawn` with a header of `headerBytes` bytes, in frames of 16 KiB.
     private static func request(stream: UInt32, headerBytes: Int) -> Data {
         let extra = headerBytes > 0 ? [("x-padding", String(repeating: "a", count: headerBytes))] : []

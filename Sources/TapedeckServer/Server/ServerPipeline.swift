@@ -56,6 +56,7 @@ enum ServerPipeline {
         connection.targetWindowSize = Self.connectionWindowSize
         var stream = NIOHTTP2Handler.StreamConfiguration()
         stream.targetWindowSize = Self.streamWindowSize
+        try operations.addHandler(HTTP2SettingsAckAhead())
         let idleClose = HTTP2IdleClose(eventLoop: operations.eventLoop, idleTimeout: configuration.idleTimeout)
         let floodGuard = WindowUpdateFloodGuard(streams: idleClose.streams)
         let guardOnLoop = NIOLoopBound(floodGuard, eventLoop: operations.eventLoop)
@@ -96,7 +97,7 @@ enum ServerPipeline {
     static let maxHeaderListSize = 64 * 1024
     /// The largest HTTP/2 header block decoded (`SETTINGS_MAX_HEADER_LIST_SIZE`): past
     /// ``maxHeaderListSize`` and up to this, the stream alone gets 431; past this, swift-nio-http2
-    /// ends the connection, as it does past 16 KiB before the client acknowledges the server's SETTINGS.
+    /// ends the connection (``HTTP2SettingsAckAhead`` gives a client's first requests the same room).
     static let http2HeaderBlockLimit = 256 * 1024
     /// How many bytes of a request body a client may send on one stream before the server reads
     /// them (`SETTINGS_INITIAL_WINDOW_SIZE`). HTTP/2's default, 64 KiB, holds an upload on loopback
