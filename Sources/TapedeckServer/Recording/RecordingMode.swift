@@ -6,10 +6,9 @@ import NIOHTTP1
 import NIOSSL
 import TapedeckCore
 
-/// The recording proxy: serves what the cassette already matches (by mode), forwards the
-/// rest upstream (``UpstreamForwarder``), streams the answer back
-/// as it arrives, and records the finished exchange through the core's recorder (redacted,
-/// durably saved).
+/// The recording proxy: serves what the cassette already matches (by mode) and decides to forward
+/// the rest upstream, which its ``RecordingRunner`` carries out: it streams the answer back as it
+/// arrives and records the finished exchange through the core's recorder (redacted, durably saved).
 package final class RecordingMode: Mode {
     /// The core recorder holding the cassette.
     package let recorder: Recorder
@@ -17,14 +16,12 @@ package final class RecordingMode: Mode {
     package let authority: CertificateAuthority
     private let settings: RecordSettings
     private let base: ReverseProxyTarget?
-    private let forwarder: UpstreamForwarder
+    /// TLS for a recorded WebSocket's https upstream, with the chosen trust.
+    private let upstreamTLS: NIOSSLContext
     package let admin: AdminEndpoints
     package let answers: PlaybackAnswers
+    package let recording: RecordingRunner?
     private let logger: Logger
-    private let inFlight = InFlightExchanges()
-    private let recordingQueue: RecordingQueue
-    /// How recorded answers' large bodies are spooled to the cassette's side files.
-    private let spooling: LargeBodySpooling
     /// What the cassette held when it was opened, prepared for the wire once, as the replay server's.
     private let prepared: PreparedResponses
 
@@ -38,31 +35,20 @@ package final class RecordingMode: Mode {
                  logger: Logger = Logger(label: "tapedeck.record"), dialer: UpstreamDialer = .socket) throws {
         self.settings = settings
         base = settings.target
-        forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), http2TLS: try settings.trust.sslContext(alpn: ["h2", "http/1.1"]),
-                                      http1Only: HTTP1OnlyOrigins(logger: logger), timeout: settings.upstreamTimeout,
-                                      dialer: UpstreamConnectionLimit(limit: settings.maxUpstreamConnections).counting(dialer))
+        let forwarder = UpstreamForwarder(tls: try settings.trust.sslContext(), http2TLS: try settings.trust.sslContext(alpn: ["h2", "http/1.1"]),
+                                          http1Only: HTTP1OnlyOrigins(logger: logger), timeout: settings.upstreamTimeout,
+                                          dialer: UpstreamConnectionLimit(limit: settings.maxUpstreamConnections).counting(dialer))
+        upstreamTLS = forwarder.tls
         recorder = try Recorder(file: settings.cassette, mode: settings.mode, redaction: settings.redaction,
                                 playback: settings.playback, hooks: settings.hooks, stubs: settings.stubs, keepsSpareFile: true,
                                 onSaveError: { error in logger.error("cannot save: \(error)") })
-        spooling = LargeBodySpooling(recorder: recorder)
         prepared = try PreparedResponses(recorder.player)
         self.logger = logger
         self.authority = authority
         answers = PlaybackAnswers(configuration: configuration, logger: logger, redaction: settings.redaction,
                                   secrets: settings.playback.secrets, protoSchema: settings.playback.match.protoSchema)
-        recordingQueue = RecordingQueue { [recorder, journal = answers.journal, exchanges = answers.exchanges, inFlight] exchange in
-            defer { inFlight.leave() }
-            do {
-                let now = Timestamp.now()
-                let recorded = try recorder.record(exchange.interaction(recordedAt: now))
-                let entry = JournalEntry(request: exchange.request, outcome: .recorded, time: now)
-                journal.append(entry)
-                // The inspector shows what the cassette holds: redacted, secrets as placeholders.
-                exchanges?.add(entry, request: recorded.request, response: recorded.response, chunks: recorded.chunks, isClean: true)
-            } catch {
-                logger.error("cannot record \(exchange.request.method) \(settings.playback.secrets.conceal(exchange.request).url): \(error)")
-            }
-        }
+        recording = RecordingRunner(recorder: recorder, forwarder: forwarder, answers: answers,
+                                    secrets: settings.playback.secrets, logger: logger)
         var admin = AdminEndpoints(
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
@@ -81,11 +67,11 @@ package final class RecordingMode: Mode {
     package var unmatched: UnmatchedLog { answers.unmatched }
 
     /// How many exchanges are under way: being forwarded, or finished and still being hashed, redacted or saved.
-    package var exchangesUnderWay: Int { inFlight.running }
+    package var exchangesUnderWay: Int { recording?.running ?? 0 }
 
     /// Waits for the exchanges under way, saves everything recorded and removes the spare file.
     package func shutdown() async throws {
-        await inFlight.waitForAll()
+        await recording?.waitForAll()
         try recorder.finish()
     }
 
@@ -143,10 +129,9 @@ package final class RecordingMode: Mode {
                                           "this recording proxy has no --target: use it as HTTP_PROXY/HTTPS_PROXY, or start it with --target URL")
 
     /// A WebSocket upgrade to record: the handshake as the upstream gets it (secrets revealed to
-    /// it, as for any request), and the conversation recorded once it ends.
+    /// it, as for any request).
     private func webSocketRecording(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
                                     host: String, port: Int) -> WebSocketRecording {
-        inFlight.enter()
         let (upstream, upstreamTarget) = upstreamView(of: request, as: cassetteRequest, target: target)
         var headers = HTTPHeaders()
         if let host = cassetteRequest.headers["Host"] ?? upstream.head.authority { headers.add(name: "Host", value: host) }
@@ -154,13 +139,10 @@ package final class RecordingMode: Mode {
             headers.add(name: field.name.rawName, value: field.value)
         }
         let uri = upstreamTarget.path + (upstreamTarget.query.map { "?" + $0 } ?? "")
-        return WebSocketRecording(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil,
+        return WebSocketRecording(host: host, port: port, tls: target.scheme == "https" ? upstreamTLS : nil,
                                   head: HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: upstream.head.method.rawValue),
                                                         uri: uri, headers: headers),
-                                  cassetteRequest: cassetteRequest) { [self] exchange in
-            guard let exchange else { return inFlight.leave() }
-            recordingQueue.add(exchange)
-        }
+                                  cassetteRequest: cassetteRequest)
     }
 
     /// A WebSocket upgrade to a passthrough host is relayed to the upstream untouched and not recorded.
@@ -175,7 +157,7 @@ package final class RecordingMode: Mode {
         var bytes = ByteBuffer(string: head)
         var body = request.body
         bytes.writeBuffer(&body)
-        return UpstreamTunnel(host: host, port: port, tls: target.scheme == "https" ? forwarder.tls : nil, initialBytes: bytes)
+        return UpstreamTunnel(host: host, port: port, tls: target.scheme == "https" ? upstreamTLS : nil, initialBytes: bytes)
     }
 
     /// The request and its target as the upstream gets them: with the live values of the secrets
@@ -195,36 +177,11 @@ package final class RecordingMode: Mode {
         return (upstream, upstreamTarget)
     }
 
-    /// The request as the upstream gets it, and what happens to the finished exchange: recorded
-    /// (off the event loop), or only shown in the inspector (a passthrough host).
+    /// The request as the upstream gets it, where it goes, and whether it is recorded (not for a
+    /// passthrough host).
     private func forwarding(_ request: IncomingRequest, as cassetteRequest: CassetteRequest, target: RequestTarget,
                             record: Bool) -> Forwarding {
-        inFlight.enter()
         let (upstream, upstreamTarget) = upstreamView(of: request, as: cassetteRequest, target: target)
-        return Forwarding(forwarder: forwarder, request: upstream, cassetteRequest: cassetteRequest, target: upstreamTarget,
-                          spooling: record ? spooling : nil) { [self] result in
-            let exchange: FinishedExchange
-            switch result {
-            case .success(let finished):
-                exchange = finished
-            case .failure(let cause):
-                if record {
-                    let url = settings.playback.secrets.conceal(cassetteRequest).url
-                    logger.warning("\(IncompleteExchange.logLine(method: cassetteRequest.method, url: url, cause: cause))")
-                }
-                inFlight.leave()
-                return
-            }
-            guard record else {
-                // Passed on unrecorded (a passthrough host): the inspector lists it, redacted by the store.
-                answers.exchanges?.add(JournalEntry(request: exchange.request, outcome: .forwarded), request: exchange.request,
-                                       response: CassetteResponse(status: exchange.status, headers: exchange.headers))
-                inFlight.leave()
-                return
-            }
-            // Building the interaction (copying and decoding the body), redacting and encoding
-            // it are kept off the event loop.
-            recordingQueue.add(exchange)
-        }
+        return Forwarding(request: upstream, cassetteRequest: cassetteRequest, target: upstreamTarget, record: record)
     }
 }

@@ -14,9 +14,6 @@ package struct WebSocketRecording: Sendable {
     var head: HTTPRequestHead
     /// The request as the cassette keeps it.
     var cassetteRequest: CassetteRequest
-    /// Called exactly once: with the finished conversation to record, or nil when there is none
-    /// (the upstream refused the upgrade or could not be reached).
-    var finished: @Sendable (FinishedExchange?) -> Void
 }
 
 /// Opens the upstream side of a recorded WebSocket conversation: the client's handshake, without

@@ -30,26 +30,22 @@ extension Decision {
             return .play(playback, prepared: try responses.response(for: playback), request: request, session: session)
         } catch {
             return .refuse(Refusal(.internalServerError, code: "not-prepared",
-                                   "interaction \(playback.index) of \(playback.cassette) cannot be sent: \(error)"))
+                                   "\(playback.source) cannot be sent: \(error)"))
         }
     }
 }
 
-/// A request going to the live service: what to send, where, and what happens once the client has
-/// the whole answer (or the exchange failed).
+/// A request going to the live service: what to send, where, and whether the exchange is recorded
+/// (``RecordingRunner`` carries it out).
 package struct Forwarding: Sendable {
-    /// The connections to the live service.
-    var forwarder: UpstreamForwarder
     /// The request as the upstream gets it (secrets revealed to it).
     var request: IncomingRequest
     /// The request as the cassette keeps it.
     var cassetteRequest: CassetteRequest
     /// Where it goes.
     var target: RequestTarget
-    /// Where a large answer's body is spooled as it passes; nil keeps it in memory (not recorded).
-    var spooling: LargeBodySpooling?
-    /// Called exactly once: with the exchange, or with why it failed.
-    var finished: @Sendable (Result<FinishedExchange, ExchangeFailure>) -> Void
+    /// Whether the finished exchange goes into the cassette; a passthrough host's is only shown in the inspector.
+    var record: Bool
 }
 
 /// A connection relayed to an upstream: where to, with what TLS, and the bytes to send first.

@@ -76,12 +76,11 @@ package struct FrontDoor: Responder {
         case .refuse(let refusal):
             sink.refuse(refusal)
         case .forward(let forwarding):
-            forwarding.forwarder.forward(forwarding.request, as: forwarding.cassetteRequest, target: forwarding.target,
-                                         sink: sink, spooling: forwarding.spooling, finished: forwarding.finished)
+            mode.recording?.forward(forwarding, sink: sink)
         case .converse(let replay):
             replay.run(request, sink: sink) { whole, sink in respond(to: whole, control: control, sink: sink) }
         case .webSocket(let recording):
-            sink.recordWebSocket(recording, request: request)
+            mode.recording?.recordWebSocket(recording, request: request, sink: sink)
         case .tunnel(let tunnel):
             sink.tunnel(host: tunnel.host, port: tunnel.port, tls: tunnel.tls, initialBytes: tunnel.initialBytes)
         }

@@ -25,10 +25,16 @@ package protocol Mode: Sendable {
 
     /// Whether `CONNECT` to `host` is relayed untouched rather than intercepted.
     func passesThrough(host: String) -> Bool
+
+    /// What carries out the decisions that reach the live service (`.forward`, `.webSocket`); nil
+    /// for a mode that never makes them.
+    var recording: RecordingRunner? { get }
 }
 
 extension Mode {
     package func passesThrough(host: String) -> Bool { false }
+
+    package var recording: RecordingRunner? { nil }
 
     /// Every request is decided whole.
     package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? { nil }

@@ -43,18 +43,19 @@ extension ResponseSink {
     /// accepts the client's upgrade with the upstream's headers and relays whole messages both
     /// ways (``WebSocketRelay``), noting each. An upstream that answers otherwise has its answer
     /// passed back unrecorded; one that cannot be reached gets 502.
-    func recordWebSocket(_ recording: WebSocketRecording, request: IncomingRequest) {
-        guard let key = webSocketKey(of: request) else { return recording.finished(nil) }
+    func recordWebSocket(_ recording: WebSocketRecording, request: IncomingRequest,
+                         finished: @escaping @Sendable (FinishedExchange?) -> Void) {
+        guard let key = webSocketKey(of: request) else { return finished(nil) }
         let sink = self
         let asked = eventLoop.now
         UpstreamWebSocket.open(recording, clientKey: key, maxMessageSize: maxMessageSize, on: eventLoop).whenComplete { result in
             switch result {
             case .failure(let error):
-                recording.finished(nil)
+                finished(nil)
                 sink.refuse(Refusal(.badGateway, code: "upstream-unreachable",
                                     "cannot open the WebSocket to \(recording.host):\(recording.port): \(UpstreamFailureText.describe(error))"))
             case .success(.refused(let head, let body)):
-                recording.finished(nil)
+                finished(nil)
                 sink.send(HTTPResponse(status: HTTPResponse.Status(head.status), headerFields: HTTPFields(head.headers)), body: body)
             case .success(.upgraded(let head, let upstream)):
                 let handshakeMs = UpstreamExchange.milliseconds(sink.eventLoop.now - asked)
@@ -62,7 +63,7 @@ extension ResponseSink {
                     let exchange = FinishedExchange(request: recording.cassetteRequest, status: 101, headers: HeaderList(head.headers),
                                                     body: Data(), chunks: nil, timing: Timing(firstByteMs: handshakeMs, totalMs: handshakeMs),
                                                     websocket: transcript.messages)
-                    recording.finished(exchange)
+                    finished(exchange)
                 }
                 let (client, server) = WebSocketRelay.pair(transcript: transcript)
                 do {
