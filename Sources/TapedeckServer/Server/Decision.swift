@@ -17,8 +17,8 @@ package enum Decision: Sendable {
     case tunnel(UpstreamTunnel)
     /// Open the WebSocket upstream and record the conversation.
     case webSocket(WebSocketRecording)
-    /// Replay a chat to a gRPC client as it speaks (its body is still arriving).
-    case converse(GRPCCallReplay)
+    /// Replay one of these recorded chats to a gRPC client as it speaks (its body is still arriving).
+    case playChat([RecordedChat], session: String)
 }
 
 extension Decision {

@@ -77,8 +77,10 @@ package struct FrontDoor: Responder {
             sink.refuse(refusal)
         case .forward(let forwarding):
             mode.recording?.forward(forwarding, sink: sink)
-        case .converse(let replay):
-            replay.run(request, sink: sink) { whole, sink in respond(to: whole, control: control, sink: sink) }
+        case .playChat(let candidates, let session):
+            mode.chats?.play(candidates, session: session, request: request, sink: sink) { whole, sink in
+                respond(to: whole, control: control, sink: sink)
+            }
         case .webSocket(let recording):
             mode.recording?.recordWebSocket(recording, request: request, sink: sink)
         case .tunnel(let tunnel):

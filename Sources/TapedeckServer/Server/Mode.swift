@@ -29,12 +29,17 @@ package protocol Mode: Sendable {
     /// What carries out the decisions that reach the live service (`.forward`, `.webSocket`); nil
     /// for a mode that never makes them.
     var recording: RecordingRunner? { get }
+
+    /// What carries out `.playChat` decisions; nil for a mode that never makes them.
+    var chats: ChatRunner? { get }
 }
 
 extension Mode {
     package func passesThrough(host: String) -> Bool { false }
 
     package var recording: RecordingRunner? { nil }
+
+    package var chats: ChatRunner? { nil }
 
     /// Every request is decided whole.
     package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? { nil }
