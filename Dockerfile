@@ -20,6 +20,7 @@ COPY Tests Tests
 COPY Examples/APIClient Examples/APIClient
 COPY scripts/release.sh scripts/release.sh
 COPY packaging/archive packaging/archive
+COPY cassettes/example.json cassettes/example.json
 RUN scripts/release.sh \
     && mkdir /out \
     && tar -xzf dist/tapedeck-*.tar.gz -C /out --strip-components=1
@@ -35,7 +36,7 @@ RUN apt-get update \
 COPY --from=build /out/tapedeck /usr/local/bin/tapedeck
 COPY --from=build /out/LICENSE /usr/share/doc/tapedeck/LICENSE
 COPY --from=build /out/completions/tapedeck.bash /usr/share/bash-completion/completions/tapedeck
-COPY --chown=tapedeck:tapedeck cassettes/example.json /cassettes/example.json
+COPY --from=build --chown=tapedeck:tapedeck /out/cassettes/example.json /cassettes/example.json
 USER tapedeck
 ENV TAPEDECK_HOME=/home/tapedeck/.tapedeck
 WORKDIR /home/tapedeck

@@ -13,9 +13,10 @@ not take, in the path's `x-tapedeck-other-methods`; for an unknown path, in the 
 `x-tapedeck-unknown-path`), its Content-Type must be one the response documents, its required
 headers must be there and fit their schemas, and its body must fit the media type's schema (JSON
 Schema 2020-12, read as JSON for JSON types, as a string otherwise; a HEAD answer's body is not
-read). A 405's Allow must name the path's documented methods, with HEAD beside GET. With --all,
-every operation of the document, a method some path does not take and an unknown path must each
-have been asked at least once.
+read). Those maps, their responses and the responses' headers may each be a `$ref` (or a chain of
+them) within the document. A 405's Allow must name the path's documented methods, with HEAD beside
+GET. With --all, every operation of the document, a method some path does not take and an unknown
+path must each have been asked at least once.
 
 Prints one line per problem and exits 1 when there is one (2 for bad input).
 """
@@ -58,14 +59,17 @@ class Document:
                 return template
         return None
 
-    def resolve(self, value):
-        """Follows a $ref within the document."""
+    def locate(self, value, location):
+        """Follows `value`, found at `location` (a pointer into the document), through its chain of
+        $refs within the document: the value at the end, and that value's own pointer. A reference's
+        description or summary beside $ref only overrides the text, so it is not kept."""
         while isinstance(value, dict) and "$ref" in value:
+            location = value["$ref"]
             node = self.document
-            for part in value["$ref"].removeprefix("#/").split("/"):
+            for part in location.removeprefix("#/").split("/"):
                 node = node[part.replace("~1", "/").replace("~0", "~")]
             value = node
-        return value
+        return value, location
 
     def validate(self, instance, location):
         """The problems of `instance` against the schema at `location` (a pointer into the document)."""
@@ -100,20 +104,20 @@ def check_answer(doc, answer):
     else:
         responses, where = doc.paths[template].get("x-tapedeck-other-methods", {}), ["paths", template, "x-tapedeck-other-methods"]
         key = ("other method", None)
+    # The map, the response and its headers may each be a $ref: their schemas are read where it leads.
+    responses, location = doc.locate(responses, pointer(*where))
     if status not in responses:
         return key, [f"status {status} is not documented (documented: {', '.join(sorted(responses))})"]
     problems = []
-    reference = responses[status].get("$ref")
-    location = reference if reference else pointer(*where, status)
-    response = doc.resolve(responses[status])
+    response, location = doc.locate(responses[status], f"{location}/{escape(status)}")
     for name, header in response.get("headers", {}).items():
+        header, place = doc.locate(header, f"{location}/headers/{escape(name)}")
         value = headers.get(name.lower())
         if value is None:
-            if doc.resolve(header).get("required"):
+            if header.get("required"):
                 problems.append(f"header {name} is missing")
             continue
-        schema = header["$ref"] + "/schema" if "$ref" in header else f"{location}/headers/{escape(name)}/schema"
-        problems += [f"header {name}: {problem}" for problem in doc.validate(value, schema)]
+        problems += [f"header {name}: {problem}" for problem in doc.validate(value, f"{place}/schema")]
     if key == ("other method", None) and status == "405" and "allow" in headers:
         allowed = {method.upper() for method in doc.paths[template] if method in METHODS}
         allowed |= {"HEAD"} if "GET" in allowed else set()

@@ -9,7 +9,7 @@
 #   FUZZ_EXAMPLES     test cases per operation and phase (default 100)
 #   FUZZ_SECONDS      the bound on schemathesis's run (default 300)
 #   FUZZ_SEED         a seed, to repeat a run (default: a new one, printed at the end)
-# Needs schemathesis (pip install schemathesis) and curl.
+# Needs curl, and schemathesis, which it installs from PyPI when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +18,11 @@ if [ -z "$BINARY" ] || [ ! -x "$BINARY" ]; then
     echo "no tapedeck binary: build one (swift build) or set TAPEDECK_BINARY" >&2
     exit 2
 fi
-command -v schemathesis >/dev/null || { echo "schemathesis is not installed: pip install schemathesis" >&2; exit 2; }
+if ! command -v schemathesis >/dev/null; then
+    python3 -m pip install --quiet --no-cache-dir schemathesis \
+        || python3 -m pip install --quiet --no-cache-dir --break-system-packages schemathesis
+fi
+command -v schemathesis >/dev/null || { echo "schemathesis is not on the PATH after pip install schemathesis" >&2; exit 2; }
 
 WORK="$(mktemp -d)"
 SERVER=""

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// Writes the servers' log lines to standard error as `tapedeck replay: message`, the label's
-/// dots read as spaces, so they read like the command's own messages.
+/// dots read as spaces, so they read like the command's own messages: a warning or an error says
+/// so as ``Diagnostic`` does (`tapedeck record: error: cannot save: ...`).
 struct StandardErrorLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
@@ -20,6 +21,11 @@ struct StandardErrorLogHandler: LogHandler {
     func log(event: LogEvent) {
         let all = metadata.merging(event.metadata ?? [:]) { _, new in new }
         let details = all.isEmpty ? "" : " (" + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")"
-        FileHandleOutput.standardError("\(prefix): \(event.message)\(details)")
+        let text = "\(event.message)\(details)"
+        switch event.level {
+        case .warning: FileHandleOutput.standardError(Diagnostic.line("warning", text, prefix: prefix))
+        case .error, .critical: FileHandleOutput.standardError(Diagnostic.line("error", text, prefix: prefix))
+        default: FileHandleOutput.standardError("\(prefix): \(text)")
+        }
     }
 }

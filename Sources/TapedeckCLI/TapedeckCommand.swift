@@ -9,7 +9,8 @@ struct TapedeckCommand: AsyncParsableCommand {
         commandName: "tapedeck",
         abstract: "Record real HTTP exchanges into JSON cassettes and play them back.",
         discussion: """
-        Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage or bad input.
+        Exit status: 0 on success, 1 on a runtime failure, 2 on bad usage or bad input. \
+        Errors and warnings go to standard error as tapedeck COMMAND: error: MESSAGE (or warning:).
 
         Examples:
           tapedeck replay cassettes/example.json
@@ -24,7 +25,7 @@ struct TapedeckCommand: AsyncParsableCommand {
     )
 
     /// Runs the command, mapping usage errors to exit status 2 as the contract says
-    /// (swift-argument-parser would use 64).
+    /// (swift-argument-parser would use 64), every error worded as ``Diagnostic`` says.
     static func main() async {
         LoggingSystem.bootstrap(StandardErrorLogHandler.init)
         do {
@@ -36,10 +37,11 @@ struct TapedeckCommand: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            guard code == .validationFailure else { exit(withError: error) }
+            // Help, a version, a completion script: printed as ArgumentParser does.
+            guard code != .success else { exit(withError: error) }
             let message = fullMessage(for: error)
-            if !message.isEmpty { FileHandleOutput.standardError(message) }
-            exit(withError: ExitCode(2))
+            if !message.isEmpty { FileHandleOutput.standardError(Diagnostic.reworded(message)) }
+            exit(withError: code == .validationFailure ? ExitCode(2) : code)
         }
     }
 }

@@ -80,7 +80,7 @@ struct ConnectorHTTPClientTests {
         }
     }
 
-    @Test("decodes a live gzip body up to maxBodyBytes; one that decodes further throws, naming the limit")
+    @Test("decodes a live gzip body up to maxBodyBytes; one that decodes further throws, naming the limit", .requires(.python3))
     func decodingStopsAtTheBodyLimit() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
@@ -100,7 +100,7 @@ struct ConnectorHTTPClientTests {
         try await live.shutdown()
     }
 
-    @Test("records through a live HTTPClient against a real upstream, then replays with the upstream gone")
+    @Test("records through a live HTTPClient against a real upstream, then replays with the upstream gone", .requires(.python3))
     func recordsThroughHTTPClient() async throws {
         let upstream = try ExampleUpstream()
         let file = TestFiles.folder.appendingPathComponent("tapedeck-ahc-\(UUID().uuidString).json")

@@ -30,7 +30,7 @@ import Testing
         return result.output
     }
 
-    @Test func theNIOConnectorTalksToALiveService() async throws {
+    @Test(.requires(.websockets)) func theNIOConnectorTalksToALiveService() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let chat = try await NIOWebSocketConnector().connect(Self.handshake(upstream.authority, "/live?x=1"))
@@ -55,7 +55,7 @@ import Testing
         #expect(closed?.code == 4000)
     }
 
-    @Test func theNIOConnectorSpeaksTLSAndReportsARefusedUpgrade() async throws {
+    @Test(.requires(.openssl, .websockets)) func theNIOConnectorSpeaksTLSAndReportsARefusedUpgrade() async throws {
         let directory = try Self.temporaryDirectory("nio-ws-tls")
         defer { try? FileManager.default.removeItem(at: directory) }
         let (certificate, key) = try await LoopbackCertificate.make(in: directory)
@@ -83,7 +83,7 @@ import Testing
         #expect(refused?.status == 404)
     }
 
-    @Test func aConversationRecordedInProcessReplaysInProcessAndOnTheReplayServer() async throws {
+    @Test(.requires(.websockets)) func aConversationRecordedInProcessReplaysInProcessAndOnTheReplayServer() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = try Self.temporaryDirectory("ws-recording")
@@ -133,7 +133,7 @@ import Testing
             .joined(separator: "\n"), "\(heard)")
     }
 
-    @Test func whatTapedeckRecordRecordedReplaysThroughTheConnector() async throws {
+    @Test(.requires(.websockets)) func whatTapedeckRecordRecordedReplaysThroughTheConnector() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = try Self.temporaryDirectory("ws-record-replay")
@@ -166,7 +166,7 @@ import Testing
     /// The test helpers (`.cassette(...)` and `useCassette`) give a WebSocket connector on the
     /// test's cassette: recording through the live connector in a recording mode, replaying with
     /// the test's own playback state otherwise, so an unplayed conversation is reported.
-    @Test func aTestCassetteRecordsAndReplaysConversations() async throws {
+    @Test(.requires(.websockets)) func aTestCassetteRecordsAndReplaysConversations() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = try Self.temporaryDirectory("ws-trait")

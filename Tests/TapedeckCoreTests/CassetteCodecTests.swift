@@ -84,6 +84,24 @@ struct CassetteCodecTests {
         #expect(error.description.hasPrefix("/tmp/c.json: interactions[1].response.status: "))
     }
 
+    @Test("a value of the wrong type is told in the project's words, the top level with the shape it must have")
+    func wrongTypesInTheProjectsWords() throws {
+        func message(_ text: String, _ codec: CassetteCodec = CassetteCodec()) throws -> String {
+            try #require(throws: CassetteError.self) { try codec.decode(Data(text.utf8), file: URL(fileURLWithPath: "/tmp/c.json")) }.description
+        }
+        #expect(try message("[]") == #"/tmp/c.json: cassette: expected an object {"version": 1, "interactions": [...]}, found an array"#)
+        #expect(try message("[]", CassetteCodec(reading: .stubs)) == #"/tmp/c.json: stubs file: expected an object {"version": 1, "stubs": [...]}, found an array"#)
+        #expect(try message(#"{"version": 1, "stubs": {"a": 1}}"#, CassetteCodec(reading: .stubs))
+                == "/tmp/c.json: stubs: expected an array, found an object")
+        #expect(try message(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/"}, "response": {"status": "two hundred"}}]}"#)
+                == #"/tmp/c.json: interactions[0].response.status: expected an integer, found the string "two hundred""#)
+        #expect(try message(#"{"version": 1, "interactions": [{"request": {"method": null, "url": "/"}, "response": {"status": 200}}]}"#)
+                == "/tmp/c.json: interactions[0].request.method: expected a string, found null")
+        #expect(try message(#"{"version": 1, "interactions": [[]]}"#) == "/tmp/c.json: interactions[0]: expected an object, found an array")
+        let stubError = try #require(throws: CassetteError.self) { try Stub.decodeList(from: Data("[1]".utf8)) }
+        #expect(stubError.description == #"cassette: request body: expected an object {"request": {...}, "response": {...}} or {"stubs": [...]}, found an array"#)
+    }
+
     @Test("a missing field and a body with two forms are reported by path")
     func missingFieldAndDoubleBody() throws {
         let missing = #"{"version": 1, "interactions": [{"request": {"url": "/", "headers": {}}, "response": {"status": 200}}]}"#

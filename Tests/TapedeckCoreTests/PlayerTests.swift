@@ -57,6 +57,37 @@ struct PlayerTests {
         #expect(Set(served).count == 50)
     }
 
+    @Test("a miss hints at what fits what the player serves: recordings, stubs, both, or nothing")
+    func missHints() throws {
+        let stub = Stub(name: "flag", request: RequestPattern(method: "GET", path: "/flags"), response: StubResponse(status: 200))
+        func hint(recordings: [Interaction], stubs: [Stub]) throws -> String {
+            let player = Player(cassette: cassette(recordings), name: "c.json", stubs: stubs)
+            return try #require(player.play(request("POST", "/flags")).diagnosis).hint
+        }
+        let recorded = [interaction(request("GET", "/users"))]
+        #expect(try hint(recordings: recorded, stubs: []).contains("Record it with mode new-episodes"))
+        let both = try hint(recordings: recorded, stubs: [stub])
+        #expect(both.contains("Record it") && both.contains("add a stub"), "\(both)")
+        let stubsOnly = try hint(recordings: [], stubs: [stub])
+        #expect(!stubsOnly.contains("ecord"), "\(stubsOnly)")
+        #expect(stubsOnly.contains(#"stub "flag" (stub-1) failed on method"#) && stubsOnly.contains("add a stub"), "\(stubsOnly)")
+        let nothing = try hint(recordings: [], stubs: [])
+        #expect(nothing.contains("no interactions and there are no stubs"), "\(nothing)")
+    }
+
+    @Test("a playback names its source: the interaction's place, or the stub by its name")
+    func playbackSource() throws {
+        let player = Player(cassette: cassette([interaction(request("GET", "/users"))]), name: "c.json",
+                            stubs: [Stub(name: "flag", request: RequestPattern(path: "/flags"), response: StubResponse(status: 200))])
+        guard case .played(let recorded) = player.play(request("GET", "/users")),
+              case .played(let stubbed) = player.play(request("GET", "/flags")) else {
+            Issue.record("not played")
+            return
+        }
+        #expect(recorded.source == "interaction 0 of c.json")
+        #expect(stubbed.source == #"stub "flag" (stub-1)"#)
+    }
+
     @Test("a miss names the nearest recorded requests, the rules they failed and a readable difference")
     func nearMisses() throws {
         let json: HeaderList = ["Content-Type": "application/json"]

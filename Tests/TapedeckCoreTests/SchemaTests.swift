@@ -11,20 +11,20 @@ struct SchemaTests {
                              ["python3", repositoryRoot.appendingPathComponent("scripts/validate_cassettes.py").path] + paths)
     }
 
-    @Test("every cassette under cassettes/ is valid against the schema")
+    @Test("every cassette under cassettes/ is valid against the schema", .requires(.jsonschema))
     func shippedCassettes() throws {
         let result = try validate([repositoryRoot.appendingPathComponent("cassettes").path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("ok "))
     }
 
-    @Test("the schema rejects broken cassettes (its self-test)")
+    @Test("the schema rejects broken cassettes (its self-test)", .requires(.jsonschema))
     func schemaSelfTest() throws {
         let result = try validate(["--self-test"])
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test("what Tapedeck writes is valid against the schema, every body form included")
+    @Test("what Tapedeck writes is valid against the schema, every body form included", .requires(.jsonschema))
     func writtenCassette() throws {
         let folder = try makeTemporaryDirectory()
         let file = folder.appendingPathComponent("written.json")

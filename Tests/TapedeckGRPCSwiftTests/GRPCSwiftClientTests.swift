@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    @Test func allFourCallKindsRecordAndReplayForGRPCSwift() async throws {
+    @Test(.requires(.grpcio)) func allFourCallKindsRecordAndReplayForGRPCSwift() async throws {
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
         let live = try await calls(port: Int(upstream.authority.split(separator: ":").last!)!)
@@ -135,7 +135,7 @@ import Testing
     /// The test helpers (`.cassette(...)` and `useCassette`) give a gRPC transport on the test's
     /// cassette: recording through the live transport in a recording mode, replaying with the
     /// test's own playback state otherwise, so unplayed calls are reported as requests are.
-    @Test func aTestCassetteRecordsAndReplaysGRPCCalls() async throws {
+    @Test(.requires(.grpcio)) func aTestCassetteRecordsAndReplaysGRPCCalls() async throws {
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
         let upstreamPort = Int(upstream.authority.split(separator: ":").last!)!

@@ -65,7 +65,7 @@ import Testing
         }
     }
 
-    @Test func aGeneratedClientReplaysWhatTapedeckRecordRecordedFromGrpcio() async throws {
+    @Test(.requires(.grpcio)) func aGeneratedClientReplaysWhatTapedeckRecordRecordedFromGrpcio() async throws {
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
         let live = try await calls(transport: Self.plaintext(port: Int(upstream.authority.split(separator: ":").last!)!))
@@ -148,7 +148,7 @@ import Testing
 
     /// A chat recorded by `tapedeck record` (which forwards it as it comes and keeps the order of
     /// its messages) replays in process as the client speaks (`ChatWriter`, the core's `GRPCChat`).
-    @Test func aChatRecordedByTheProxyReplaysInProcessAsTheClientSpeaks() async throws {
+    @Test(.requires(.grpcio)) func aChatRecordedByTheProxyReplaysInProcessAsTheClientSpeaks() async throws {
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
         let live = try await chat(transport: Self.plaintext(port: Int(upstream.authority.split(separator: ":").last!)!))
@@ -184,7 +184,7 @@ import Testing
     /// cassette holds nothing of as the client writes it, and keeps each message's time) replays
     /// in process as the client speaks. Taken whole, as before, the recording waited for the
     /// client's end, which waited for an answer: the call ran into its deadline.
-    @Test func aChatRecordedInProcessReplaysInProcess() async throws {
+    @Test(.requires(.grpcio)) func aChatRecordedInProcessReplaysInProcess() async throws {
         let upstream = try ExampleUpstream(script: "scripts/grpc_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = TestFiles.folder.appending(path: "tapedeck-chat-\(UUID().uuidString)")

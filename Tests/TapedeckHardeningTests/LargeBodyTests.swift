@@ -25,7 +25,7 @@ import Testing
     /// The size of the gzip-encoded body, decoded.
     static let gzipSize = HardeningFixtures.heavy ? 64 << 20 : 4 << 20
 
-    @Test func largeBodyIsRecordedAndReplayedByteExactInBoundedMemory() async throws {
+    @Test(.requires(.curl)) func largeBodyIsRecordedAndReplayedByteExactInBoundedMemory() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await LargeBodyUpstream.start()
@@ -72,7 +72,7 @@ import Testing
                                  lost: "nothing")
     }
 
-    @Test func gzipBodyIsRecordedDecodedAsItPassesAndReplayedInBoundedMemory() async throws {
+    @Test(.requires(.curl)) func gzipBodyIsRecordedDecodedAsItPassesAndReplayedInBoundedMemory() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await LargeBodyUpstream.start()
@@ -118,7 +118,7 @@ import Testing
     /// piece as its side file is installed (SPEC 7 and 8a), and a `--secret` value is replaced in it
     /// wherever it appears, across the pieces' edges too: the client gets the secrets, the cassette
     /// never does, and everything else in the body is kept byte for byte.
-    @Test func largeJSONBodyIsRedactedInItsSideFile() async throws {
+    @Test(.requires(.curl)) func largeJSONBodyIsRedactedInItsSideFile() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await LargeBodyUpstream.start()
@@ -152,7 +152,7 @@ import Testing
         print("LARGE-BODY json \(size >> 20) MiB: redacted in its side file, record peak \(recordedPeak / 1024) MiB")
     }
 
-    @Test func clientLeavingMidBodyLeavesNoSideFileAndRecorderRuns() async throws {
+    @Test(.requires(.curl)) func clientLeavingMidBodyLeavesNoSideFileAndRecorderRuns() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await LargeBodyUpstream.start()
@@ -186,7 +186,7 @@ import Testing
         #expect(sideFiles.isEmpty, "left in the bodies folder: \(sideFiles)")
     }
 
-    @Test func bodyThatCannotBeKeptStillReachesTheClientAndIsNotRecorded() async throws {
+    @Test(.requires(.curl)) func bodyThatCannotBeKeptStillReachesTheClientAndIsNotRecorded() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await LargeBodyUpstream.start()

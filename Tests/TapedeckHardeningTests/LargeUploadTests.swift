@@ -30,7 +30,7 @@ import Testing
         ("h2c", ["--http2-prior-knowledge"]),
     ]
 
-    @Test func uploadsToAStubAreTakenInBoundedMemoryAndLeaveNoFile() async throws {
+    @Test(.requires(.curl)) func uploadsToAStubAreTakenInBoundedMemoryAndLeaveNoFile() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let body = try Self.writeBody(in: directory)
@@ -54,7 +54,7 @@ import Testing
         print("LARGE-UPLOAD stub \(Self.size >> 20) MiB × \(Self.framings.count): replay grew by \(growth / 1024) MiB")
     }
 
-    @Test func uploadIsForwardedWholeRecordedAsASideFileAndMatchedByItsDigest() async throws {
+    @Test(.requires(.curl, .python3)) func uploadIsForwardedWholeRecordedAsASideFileAndMatchedByItsDigest() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let body = try Self.writeBody(in: directory)
@@ -115,7 +115,7 @@ import Testing
               + "replay by \(replayGrowth / 1024) MiB")
     }
 
-    @Test func clientLeavingMidUploadLeavesNoFileAndTheServerGoesOn() async throws {
+    @Test(.requires(.curl)) func clientLeavingMidUploadLeavesNoFileAndTheServerGoesOn() async throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let home = directory.appending(path: "home")

@@ -32,8 +32,29 @@ import Testing
         // The first thing a newcomer copies: exactly these two commands, nothing else in the block.
         #expect(Self.block(in: "README.md", after: nil, kind: "sh") == [
             "swift run tapedeck replay cassettes/example.json   # serve the shipped example cassette on http://127.0.0.1:8080",
-            "swift test                                         # run the tests",
+            "scripts/test.sh                                    # install what the tests use, then run swift test",
         ])
+    }
+
+    /// The README's test command does the set-up a fresh machine needs (apt-get update, then
+    /// install; pip) before `swift test`, passing its arguments on; CI runs the same script rather
+    /// than an install of its own.
+    @Test func theTestCommandInstallsWhatTheTestsUseAndCIRunsIt() throws {
+        let script = HardeningFixtures.packageRoot.appending(path: "scripts/test.sh")
+        #expect(FileManager.default.isExecutableFile(atPath: script.path))
+        let lines = Self.text(of: "scripts/test.sh").components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let update = try #require(lines.firstIndex { $0.contains("apt-get update") })
+        let install = try #require(lines.firstIndex { $0.contains("apt-get install -y") })
+        let pip = try #require(lines.firstIndex { $0.contains("pip install") })
+        let test = try #require(lines.lastIndex { $0.hasPrefix("swift test") })
+        #expect(update < install && install < test && pip < test)
+        #expect(lines[test] == #"swift test "$@""#)
+        for tool in ["curl", "nghttp2-client", "python3", "grpcio", "websockets", "jsonschema", "httpx", "h2", "requests"] {
+            #expect(Self.text(of: "scripts/test.sh").contains(tool), "scripts/test.sh does not install \(tool)")
+        }
+        let ci = Self.text(of: ".ci/run")
+        #expect(ci.contains("scripts/test.sh 2>&1 | tee "), "CI runs the README's test command and checks its log")
+        #expect(!ci.contains("apt-get") && !ci.contains("pip install"), "the set-up lives in scripts/test.sh only")
     }
 
     @Test func proxyRecipesForHTTPURLsUseTheLowercaseVariable() {
@@ -50,7 +71,7 @@ import Testing
         }
     }
 
-    @Test func theExampleCassetteAnswersAsTheReadmeShows() throws {
+    @Test(.requires(.curl)) func theExampleCassetteAnswersAsTheReadmeShows() throws {
         let recipe = Self.block(in: "README.md", after: "With the server running", kind: "sh")
         #expect(recipe.count == 2, "\(recipe)")
         let server = try TapedeckProcess(["replay", "--port", "0", HardeningFixtures.exampleCassette.path])
@@ -74,11 +95,11 @@ import Testing
         }
     }
 
-    @Test func theReadmeStubRecipeAnswersAsShown() throws {
+    @Test(.requires(.curl)) func theReadmeStubRecipeAnswersAsShown() throws {
         try Self.runStubRecipe(in: "README.md", after: "Write the stubs to `stubs.json`:")
     }
 
-    @Test func theTemplatedStubAnswersAsTheStubsPageShows() throws {
+    @Test(.requires(.curl)) func theTemplatedStubAnswersAsTheStubsPageShows() throws {
         try Self.runStubRecipe(in: "docs/stubs.md", after: "**A path template with a templated body:**")
     }
 

@@ -186,7 +186,7 @@ import Testing
         // Before, both ran, and whichever saved last overwrote the other's recordings.
         let second = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0"])
         #expect(second.waitForExit() == 1)
-        #expect(second.stop() == "tapedeck record: \(cassette.path): is being recorded by another recorder "
+        #expect(second.stop() == "tapedeck record: error: \(cassette.path): is being recorded by another recorder "
                 + "(process \(first.process.processIdentifier)); a cassette is recorded by one at a time, or the later save "
                 + "loses the earlier's recordings: stop that one, or record into another cassette\n")
 

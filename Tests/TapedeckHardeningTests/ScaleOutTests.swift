@@ -18,7 +18,7 @@ struct ScaleOutTests {
         try ChildProcess.run(URL(filePath: "/usr/bin/env"), ["curl", "--silent", "--max-time", "10"] + arguments).output
     }
 
-    @Test func sessionsStayOnOneNodeBehindNginx() throws {
+    @Test(.requires(.curl)) func sessionsStayOnOneNodeBehindNginx() throws {
         let directory = try HardeningFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "counter.json")

@@ -8,7 +8,7 @@ import Testing
 
 /// The OpenAPI `ClientMiddleware` recording through the next transport.
 @Suite struct RecordingMiddlewareTests {
-    @Test func recordsThroughTheTransportThenReplaysWithoutIt() async throws {
+    @Test(.requires(.python3)) func recordsThroughTheTransportThenReplaysWithoutIt() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
         let file = TestFiles.folder.appendingPathComponent("tapedeck-openapi-\(UUID().uuidString).json")

@@ -7,7 +7,7 @@ import Testing
 /// Every view of requests follows the inspector's redaction (issue "The first hour", point 9),
 /// and an upstream that cannot be reached is explained with its fix (point 5).
 @Suite struct AdminRedactionTests {
-    @Test func theMissAnswerAndTheAdminViewsDoNotEchoCredentials() async throws {
+    @Test(.requires(.curl)) func theMissAnswerAndTheAdminViewsDoNotEchoCredentials() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let miss = try await Curl.run(["-H", "Authorization: Bearer live-bearer-token", "-H", "Content-Type: application/json",
                                            "--data", #"{"user": "ada", "password": "live-password"}"#,
@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    @Test func anUnreachableUpstreamIsExplainedWithItsFix() async throws {
+    @Test(.requires(.curl)) func anUnreachableUpstreamIsExplainedWithItsFix() async throws {
         let refusing = try RefusingPort()
         let certificate = try TestCertificate.make()
         let untrusted = try await TestUpstream.start(certificate: certificate)

@@ -4,11 +4,12 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 import TapedeckServer
+import TapedeckTestSupport
 import Testing
 
 /// The admin API under /__tapedeck/.
 @Suite struct AdminTests {
-    @Test func healthNamesTheModeAndCassettes() async throws {
+    @Test(.requires(.curl)) func healthNamesTheModeAndCassettes() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run([harness.base + "/__tapedeck/health"])
             let health = try JSONDecoder().decode(AdminEndpoints.Health.self, from: result.output)
@@ -19,7 +20,7 @@ import Testing
         }
     }
 
-    @Test func journalIsBoundedAndCountsDropped() async throws {
+    @Test(.requires(.curl)) func journalIsBoundedAndCountsDropped() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.journalCapacity = 2 }) { (harness: ReplayHarness) async throws in
             _ = try await Curl.run([harness.base + "/plaintext?name=Shawn"])
             _ = try await Curl.run([harness.base + "/nope"])
@@ -33,7 +34,7 @@ import Testing
         }
     }
 
-    @Test func unmatchedListsNearestCandidates() async throws {
+    @Test(.requires(.curl)) func unmatchedListsNearestCandidates() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             _ = try await Curl.run([harness.base + "/plaintext?name=Bob"])
             let result = try await Curl.run([harness.base + "/__tapedeck/unmatched"])
@@ -43,7 +44,7 @@ import Testing
         }
     }
 
-    @Test func resetRestartsPlaybackAndClearsTheJournal() async throws {
+    @Test(.requires(.curl)) func resetRestartsPlaybackAndClearsTheJournal() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Fixtures.counterCassette, named: "counter.json", in: directory)

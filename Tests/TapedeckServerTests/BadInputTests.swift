@@ -14,7 +14,7 @@ import Testing
         #expect(result.text == "Hello Shawn!")
     }
 
-    @Test func malformedRequestLineGets400AndTheServerStaysUp() async throws {
+    @Test(.requires(.curl)) func malformedRequestLineGets400AndTheServerStaysUp() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let connection = try RawSocket(port: harness.server.port)
             connection.send("THIS IS NOT HTTP\r\n\r\n")
@@ -25,7 +25,7 @@ import Testing
         }
     }
 
-    @Test func malformedHeaderGets400() async throws {
+    @Test(.requires(.curl)) func malformedHeaderGets400() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let connection = try RawSocket(port: harness.server.port)
             connection.send("GET / HTTP/1.1\r\nHost x-no-colon\r\n\r\n")
@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    @Test func oversizedHeadersGet431() async throws {
+    @Test(.requires(.curl)) func oversizedHeadersGet431() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let connection = try RawSocket(port: harness.server.port)
             connection.send("GET /plaintext?name=Shawn HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n")
@@ -51,7 +51,7 @@ import Testing
     /// flush, and a reset drops what it holds): the client saw a head without a body. nghttp shows
     /// the frames in order (curl 7.88 reports an error for any reset before its upload ends, after
     /// nginx's complete 413 too).
-    @Test func anHTTP2BodyOverTheLimitGetsTheWhole413() async throws {
+    @Test(.requires(.nghttp)) func anHTTP2BodyOverTheLimitGetsTheWhole413() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
             let body = try Fixtures.temporaryDirectory().appending(path: "body.bin")
             // Past the stream's receive window (4 MiB), so the client is still sending when it is answered.
@@ -68,7 +68,7 @@ import Testing
         }
     }
 
-    @Test func bodyOverTheLimitGets413ByLengthAndWhenChunked() async throws {
+    @Test(.requires(.curl)) func bodyOverTheLimitGets413ByLengthAndWhenChunked() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.maxBodySize = 1000 }) { (harness: ReplayHarness) async throws in
             let declared = try RawSocket(port: harness.server.port)
             declared.send("POST /postName HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
@@ -84,7 +84,7 @@ import Testing
         }
     }
 
-    @Test func silentClientIsDroppedAfterTheIdleTimeout() async throws {
+    @Test(.requires(.curl)) func silentClientIsDroppedAfterTheIdleTimeout() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.idleTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
             // The read gives up after 30 s, half the default idle timeout (60 s): a close before then
             // is the 300 ms timeout set here, however slowly a loaded machine gets to it.
@@ -101,7 +101,7 @@ import Testing
 
     /// A body that stops arriving gets 408 at the body timeout (300 ms here), however long the idle
     /// timeout, and the connection closes; the server serves on.
-    @Test func aStalledRequestBodyGets408AtTheBodyTimeout() async throws {
+    @Test(.requires(.curl)) func aStalledRequestBodyGets408AtTheBodyTimeout() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.bodyTimeout = .milliseconds(300) }) { (harness: ReplayHarness) async throws in
             let connection = try RawSocket(port: harness.server.port, timeout: 30)
             connection.send("POST /postName HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16\r\n\r\nname=")
@@ -114,7 +114,7 @@ import Testing
         }
     }
 
-    @Test func slowResponseIsNotCutByTheIdleTimeout() async throws {
+    @Test(.requires(.curl)) func slowResponseIsNotCutByTheIdleTimeout() async throws {
         var options = PlaybackOptions()
         options.latency = LatencyModel(.fixed(milliseconds: 700))
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: options,
@@ -145,7 +145,7 @@ import Testing
         }
     }
 
-    @Test func cassetteHeaderWithoutFolderGets400() async throws {
+    @Test(.requires(.curl)) func cassetteHeaderWithoutFolderGets400() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run(["-H", "Tapedeck-Cassette: counter", "--write-out", "\n%{http_code}", harness.base + "/counter"])
             #expect(result.text.hasSuffix("\n400"))
@@ -178,7 +178,7 @@ import Testing
     /// ``ContentCoding/decodedLimit``: the request is matched as the bytes it came as, and its
     /// diagnosis names their size. On the code before, a replay server inflated any request body
     /// whole; 1 MB of gzip (1 GiB inflated) took one to 14 GB and a crash.
-    @Test func aCompressionBombIsMatchedAsItCameAndTheServerStaysUp() async throws {
+    @Test(.requires(.curl)) func aCompressionBombIsMatchedAsItCameAndTheServerStaysUp() async throws {
         let bomb = try ContentCoding.gzip.encode(Data(count: 128 << 20))
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
@@ -191,14 +191,14 @@ import Testing
         }
     }
 
-    @Test func unmatchedStatusIsConfigurable() async throws {
+    @Test(.requires(.curl)) func unmatchedStatusIsConfigurable() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.unmatchedStatus = 418 }) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run(["--write-out", "%{http_code}", "--output", "/dev/null", harness.base + "/nothing"])
             #expect(result.text == "418")
         }
     }
 
-    @Test func controlHeadersAreRemovedBeforeMatching() async throws {
+    @Test(.requires(.curl)) func controlHeadersAreRemovedBeforeMatching() async throws {
         var options = PlaybackOptions()
         options.match.matchedHeaders = ["Tapedeck-Session"]
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: options) { (harness: ReplayHarness) async throws in

@@ -8,7 +8,7 @@ import Glibc
 
 /// `tapedeck replay` and `tapedeck ca` as a user runs them.
 @Suite struct CommandLineTests {
-    @Test(arguments: [SIGINT, SIGTERM])
+    @Test(.requires(.curl), arguments: [SIGINT, SIGTERM])
     func replayPrintsTheListeningLineServesAndExitsZeroOnSignal(signal: Int32) async throws {
         let home = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -56,10 +56,68 @@ import Glibc
             for command in [["replay", Fixtures.exampleCassette.path], ["record", directory.appending(path: "new.json").path]] {
                 let result = try await Subprocess.run(executable: binary.path, arguments: command + ["--port", "\(port)"])
                 #expect(result.status == 1, "\(command)")
-                #expect(result.error == "tapedeck \(command[0]): cannot listen on 127.0.0.1:\(port): the port is in use (by another "
+                #expect(result.error == "tapedeck \(command[0]): error: cannot listen on 127.0.0.1:\(port): the port is in use (by another "
                         + "server, or a tapedeck still running); choose another with --port, or --port 0 for a free one\n")
             }
         }
+    }
+
+    /// Every command words its errors one way, `tapedeck COMMAND: error: ...` on the first line of
+    /// standard error, the command as typed: a file it cannot read, a usage mistake ArgumentParser
+    /// finds, a failure of the command's own.
+    @Test(arguments: [
+        (["replay", "/nonexistent/a.json"], "tapedeck replay"),
+        (["replay", Fixtures.exampleCassette.path, "--latency", "slow"], "tapedeck replay"),
+        (["record", "/nonexistent/a.json", "--mode", "sometimes"], "tapedeck record"),
+        (["inspect", "/nonexistent/a.json"], "tapedeck inspect"),
+        (["lint"], "tapedeck lint"),
+        (["merge", Fixtures.exampleCassette.path, "--output", "/nonexistent/b.json"], "tapedeck merge"),
+        (["har", "import", "/nonexistent/a.har", "--output", "/nonexistent/b.json"], "tapedeck har import"),
+        (["ca", "path"], "tapedeck ca path"),
+        (["no-such-command"], "tapedeck"),
+    ])
+    func everyCommandSaysItsErrorsInOneForm(arguments: [String], command: String) async throws {
+        // A home under a file: the CA cannot be made there.
+        let result = try await Subprocess.run(executable: try TapedeckBinary.locate().path, arguments: arguments,
+                                              environment: ["TAPEDECK_HOME": "/dev/null/home"])
+        #expect(result.status != 0)
+        let first = result.error.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("\(command): error: "), "\(arguments): \(result.error)")
+        #expect(!result.error.contains("Error: "), "\(arguments): \(result.error)")
+    }
+
+    /// A file of the wrong type is told in the project's words, with what its top level must be,
+    /// by every command that reads one: never the decoder's `Expected to decode Dictionary<String, Any>`.
+    @Test func aFileOfTheWrongTypeIsToldInTheProjectsWords() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let list = try Fixtures.writeCassette("[]", named: "list.json", in: directory)
+        let har = try Fixtures.writeCassette(#"{"log": []}"#, named: "list.har", in: directory)
+        let cassette = #"cassette: expected an object {"version": 1, "interactions": [...]}, found an array"#
+        let stubs = #"stubs file: expected an object {"version": 1, "stubs": [...]}, found an array"#
+        let readers: [([String], String)] = [
+            (["replay", list.path], "tapedeck replay: error: \(list.path): \(cassette)"),
+            (["replay", "--stubs", list.path], "tapedeck replay: error: \(list.path): \(stubs)"),
+            (["record", directory.appending(path: "new.json").path, "--stubs", list.path], "tapedeck record: error: \(list.path): \(stubs)"),
+            (["inspect", list.path], "tapedeck inspect: error: \(list.path): \(cassette)"),
+            (["lint", list.path], "\(list.path): error: \(cassette)"),
+            (["har", "import", har.path, "--output", directory.appending(path: "out.json").path],
+             "tapedeck har import: error: \(har.path): log: expected an object, found an array"),
+            (["prune", Fixtures.exampleCassette.path, "--journal", list.path, "--dry-run"],
+             #"tapedeck prune: error: \#(list.path): journal: expected an object {"entries": [...], "dropped": 0}, found an array"#),
+        ]
+        let binary = try TapedeckBinary.locate()
+        for (arguments, expected) in readers {
+            let result = try await Subprocess.run(executable: binary.path, arguments: arguments + (arguments[0] == "replay" ? ["--port", "0"] : []),
+                                                  environment: ["TAPEDECK_HOME": directory.appending(path: "home").path])
+            #expect(result.status != 0, "\(arguments)")
+            #expect((result.error + result.text).contains(expected), "\(arguments): \(result.error)\(result.text)")
+            #expect(!(result.error + result.text).contains("Expected to decode"), "\(arguments)")
+        }
+        let content = try Fixtures.writeCassette(#"{"version": 1, "interactions": [{"request": {"method": "GET", "url": "/"}, "response": {"status": "x"}}]}"#,
+                                                 named: "content.json", in: directory)
+        let result = try await Subprocess.run(executable: binary.path, arguments: ["replay", content.path, "--port", "0"])
+        #expect(result.error == "tapedeck replay: error: \(content.path): interactions[0].response.status: expected an integer, found the string \"x\"\n")
     }
 
     @Test func badOptionsExitTwo() async throws {
@@ -71,7 +129,7 @@ import Glibc
         }
     }
 
-    @Test func caCommandsCreateAndShowTheAuthority() async throws {
+    @Test(.requires(.openssl)) func caCommandsCreateAndShowTheAuthority() async throws {
         let home = try Fixtures.temporaryDirectory().appending(path: "nested-home")
         defer { try? FileManager.default.removeItem(at: home.deletingLastPathComponent()) }
         let binary = try TapedeckBinary.locate()

@@ -1,6 +1,7 @@
 import Foundation
 import TapedeckCore
 @testable import TapedeckServer
+import TapedeckTestSupport
 import Testing
 
 /// A page on another loopback port, and a made-up name that resolves to 127.0.0.1 (DNS
@@ -23,7 +24,7 @@ struct CrossSiteTests {
         """
     }
 
-    @Test func aPageElsewhereCannotAddStubsOrResetTheJournal() async throws {
+    @Test(.requires(.curl, .python3)) func aPageElsewhereCannotAddStubsOrResetTheJournal() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (victim: ReplayHarness) async throws in
             _ = try await Curl.run([victim.base + "/plaintext?name=Shawn"])
             try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (attacker: ReplayHarness) async throws in
@@ -39,7 +40,7 @@ struct CrossSiteTests {
         }
     }
 
-    @Test func aRebindingNameCannotReachTheAdminAPI() async throws {
+    @Test(.requires(.python3)) func aRebindingNameCannotReachTheAdminAPI() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let port = try #require(harness.server.url.split(separator: ":").last.map(String.init))
             let dom = try await Chromium.dumpDOM("http://attacker.test:\(port)/__tapedeck/health",

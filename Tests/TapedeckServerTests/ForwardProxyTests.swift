@@ -14,7 +14,7 @@ import Testing
         return (directory, try Fixtures.writeCassette(Fixtures.secureCassette, named: "secure.json", in: directory))
     }
 
-    @Test func curlReplaysHTTPSThroughTheProxyTrustingTheLocalCA() async throws {
+    @Test(.requires(.curl)) func curlReplaysHTTPSThroughTheProxyTrustingTheLocalCA() async throws {
         let (directory, file) = try secureFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
@@ -88,7 +88,7 @@ import Testing
         #expect(try reloaded.certificatePEM() == authority.certificatePEM())
     }
 
-    @Test func caCertificateIsAcceptedByOpenSSLAsAnAuthority() async throws {
+    @Test(.requires(.curl)) func caCertificateIsAcceptedByOpenSSLAsAnAuthority() async throws {
         let (directory, file) = try secureFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in

@@ -28,7 +28,7 @@ import Testing
         try await body(upstream, directory.appending(path: name))
     }
 
-    @Test func allFourCallKindsAndAnErrorRecordAndReplayExactly() async throws {
+    @Test(.requires(.grpcio)) func allFourCallKindsAndAnErrorRecordAndReplayExactly() async throws {
         try await withGreeter(cassette: "greeter.json") { upstream, file in
             let live = try await calls(upstream.authority)
             #expect(live.split(separator: "\n").count == 6, "\(live)")
@@ -84,7 +84,7 @@ import Testing
     /// service got a length prefix that lied, and the call failed.
     /// The same with the client compressing its message (`grpc-encoding: gzip`): on the code
     /// before, the compressed message went upstream as it came, the placeholder inside it.
-    @Test(arguments: [false, true])
+    @Test(.requires(.grpcio), arguments: [false, true])
     func aSecretInsideAMessageIsRevealedToTheServiceAndConcealedInTheCassette(compressed: Bool) async throws {
         try await withGreeter(cassette: "secret-\(compressed).json") { upstream, file in
             var settings = RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL))
@@ -112,7 +112,7 @@ import Testing
     /// client's `grpc-encoding: gzip`, is kept as the client meant it. On the code before, the
     /// proxy decompressed the request's messages to match them, and the recorder a second time:
     /// the cassette held the file inflated, and replay matched a request nobody sends.
-    @Test func aMessageThatIsGzipDataIsKeptAsSentUnderGRPCCompression() async throws {
+    @Test(.requires(.grpcio)) func aMessageThatIsGzipDataIsKeptAsSentUnderGRPCCompression() async throws {
         // The client sends a gzip file (stored blocks, so gRPC's gzip shrinks it again) and checks the answer.
         let client = { (port: Int) in """
             import grpc, gzip
@@ -155,7 +155,7 @@ import Testing
     /// (`RecordingMode.decideStreaming`), and the cassette gets it whole once it ends, with the
     /// order of its messages; replay plays it back as the client speaks. On the code before, the
     /// call hung until its deadline, through the proxy and from the replay server.
-    @Test func aBidirectionalClientThatWaitsForEachAnswerIsRecordedAsItSpeaks() async throws {
+    @Test(.requires(.grpcio)) func aBidirectionalClientThatWaitsForEachAnswerIsRecordedAsItSpeaks() async throws {
         try await withGreeter(cassette: "chat.json") { upstream, file in
             let live = try await chat(upstream.authority)
             #expect(live == "chat PING PONG OK\n")
@@ -199,7 +199,7 @@ import Testing
     /// and is not recorded. Before, the upstream's stream stayed open, its messages read for
     /// nobody, until the client's connection closed (or, for a client that keeps it, forever); the
     /// exchange then ended as the upstream's closing, which is what the log line tells apart.
-    @Test func aWatchTheClientCancelsIsResetUpstreamAtOnce() async throws {
+    @Test(.requires(.grpcio)) func aWatchTheClientCancelsIsResetUpstreamAtOnce() async throws {
         let log = CapturedLog.Lines()
         try await withGreeter(cassette: "watch.json") { upstream, file in
             try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL)),
@@ -221,7 +221,7 @@ import Testing
     /// A chat's client that goes away mid-call: the upstream's stream is reset with it, nothing is
     /// recorded, the log blames the client (not the upstream, whose stream the proxy reset), and
     /// the proxy goes on serving (the next chat is recorded whole).
-    @Test func aChatWhoseClientLeavesMidCallIsNotRecordedAndTheProxyGoesOn() async throws {
+    @Test(.requires(.grpcio)) func aChatWhoseClientLeavesMidCallIsNotRecordedAndTheProxyGoesOn() async throws {
         let log = CapturedLog.Lines()
         try await withGreeter(cassette: "chat.json") { upstream, file in
             try await RecordHarness.run(settings: RecordSettings(cassette: file, target: try ReverseProxyTarget(upstream.baseURL)),

@@ -38,7 +38,7 @@ import Testing
         return result.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func grpcioGetsTheRecordedAnswerAndUnimplementedForAMiss() async throws {
+    @Test(.requires(.grpcio)) func grpcioGetsTheRecordedAnswerAndUnimplementedForAMiss() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.cassette, named: "greeter.json", in: directory)
@@ -55,7 +55,7 @@ import Testing
     /// `--proto-descriptor-set` with the committed descriptors of `Tests/Fixtures/proto/greeter.proto`
     /// (compiled by protoc): the request matches as JSON by value, a miss names the differing field,
     /// and the inspector and `tapedeck inspect` show messages as JSON. The cassette keeps the bytes.
-    @Test func aDescriptorSetShowsMessagesAsJSONInTheDiagnosisTheInspectorAndInspect() async throws {
+    @Test(.requires(.curl, .grpcio)) func aDescriptorSetShowsMessagesAsJSONInTheDiagnosisTheInspectorAndInspect() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.cassette, named: "greeter.json", in: directory)
@@ -108,7 +108,7 @@ import Testing
     }]}
     """#
 
-    @Test func aServerStreamingCallIsReplayedMessageByMessage() async throws {
+    @Test(.requires(.grpcio)) func aServerStreamingCallIsReplayedMessageByMessage() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.streamingCassette, named: "streaming.json", in: directory)
@@ -132,7 +132,7 @@ import Testing
     /// The recorded answer takes 2 s under fixed latency; a call whose `grpc-timeout` is 300 ms gets
     /// `DEADLINE_EXCEEDED` from the server at its deadline, as from a real server. nghttp (no
     /// deadline of its own) shows what the server sent; grpcio hears the same status.
-    @Test func aCallWhoseDeadlinePassesGetsDeadlineExceeded() async throws {
+    @Test(.requires(.nghttp, .grpcio)) func aCallWhoseDeadlinePassesGetsDeadlineExceeded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.cassette, named: "greeter.json", in: directory)
@@ -166,7 +166,7 @@ import Testing
     }]}
     """#.replacingOccurrences(of: "%PLAIN%", with: Data(String(repeating: "squeeze ", count: 40).utf8).base64EncodedString())
 
-    @Test func aCompressedAnswerIsCompressedAgainForAClientThatTakesIt() async throws {
+    @Test(.requires(.nghttp, .grpcio)) func aCompressedAnswerIsCompressedAgainForAClientThatTakesIt() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.compressedCassette, named: "compressed.json", in: directory)

@@ -17,7 +17,7 @@ import Testing
     ]}
     """#
 
-    @Test func stubsAnswerWithMessagesAndTrailersAndBreakStreamsAndConnections() async throws {
+    @Test(.requires(.grpcio)) func stubsAnswerWithMessagesAndTrailersAndBreakStreamsAndConnections() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.stubs, named: "stubs.json", in: directory)
@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    @Test func aCallOverTheBodyLimitEndsWithResourceExhaustedAndTheConnectionGoesOn() async throws {
+    @Test(.requires(.grpcio)) func aCallOverTheBodyLimitEndsWithResourceExhaustedAndTheConnectionGoesOn() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.stubs, named: "stubs.json", in: directory)

@@ -11,7 +11,7 @@ import Testing
     /// swift-nio-http2 treats a stream past `SETTINGS_MAX_CONCURRENT_STREAMS` as a connection error:
     /// GOAWAY with PROTOCOL_ERROR, and the connection closes (RFC 9113 also allows refusing the one
     /// stream; see docs/http2-and-grpc.md). Other connections are served.
-    @Test func aStreamPastTheConcurrentLimitEndsTheConnectionWithGoawayAndOthersAreServed() async throws {
+    @Test(.requires(.curl)) func aStreamPastTheConcurrentLimitEndsTheConnectionWithGoawayAndOthersAreServed() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)
             var bytes = HTTP2Frames.greeting
@@ -37,7 +37,7 @@ import Testing
     /// control frames in 30 s, a few empty DATA or CONTINUATION frames in a row),
     /// ``WindowUpdateFloodGuard`` the last two (200 in 30 s); past the count the connection ends with GOAWAY ENHANCE_YOUR_CALM, and other
     /// connections are served.
-    @Test(arguments: HTTP2Flood.allCases)
+    @Test(.requires(.curl), arguments: HTTP2Flood.allCases)
     func aFloodEndsTheConnectionWithEnhanceYourCalmAndOthersAreServed(flood: HTTP2Flood) async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)
@@ -71,7 +71,7 @@ import Testing
         }
     }
 
-    @Test func aHeaderBlockPastTheLimitIsAnErrorAndOtherConnectionsAreServed() async throws {
+    @Test(.requires(.curl)) func aHeaderBlockPastTheLimitIsAnErrorAndOtherConnectionsAreServed() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)
             // 80 KiB of header value, past SETTINGS_MAX_HEADER_LIST_SIZE: a HEADERS frame and CONTINUATIONs.
@@ -113,7 +113,7 @@ import Testing
         }
     }
 
-    @Test func gRPCMessagesWhoseLengthPrefixLiesGetInternal() async throws {
+    @Test(.requires(.nghttp)) func gRPCMessagesWhoseLengthPrefixLiesGetInternal() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(GRPCReplayTests.cassette, named: "greeter.json", in: directory)
@@ -213,7 +213,7 @@ extension HTTP2BadInputTests {
     /// A client that sends its first request before it has read the server's SETTINGS, as curl
     /// does, gets the same room: a 40 KB header is served and a 100 KB one gets 431 on its stream,
     /// the acknowledgement arriving after them.
-    @Test func largeHeadersAreServedBeforeTheClientAcknowledgesTheServersSettings() async throws {
+    @Test(.requires(.curl)) func largeHeadersAreServedBeforeTheClientAcknowledgesTheServersSettings() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { harness in
             let socket = try RawSocket(port: harness.server.port, timeout: 10 * Deadlines.scale)
             socket.send(HTTP2Frames.greeting + Self.request(stream: 1, headerBytes: 40_000) + Self.request(stream: 3, headerBytes: 100_000)

@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    @Test(arguments: Breach.allCases)
+    @Test(.requires(.curl), arguments: Breach.allCases)
     func memoryReturnsAfterConnectionErrorsWithStreamsOpen(breach: Breach) async throws {
         let home = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: home) }

@@ -9,7 +9,7 @@ import Testing
 /// HTTP/2 on the same port as HTTP/1.1 (SPEC section 12): prior knowledge on plain connections,
 /// ALPN `h2` inside intercepted tunnels; each stream is one exchange. Real clients: curl.
 @Suite struct HTTP2Tests {
-    @Test func curlWithPriorKnowledgeIsServedOverHTTP2OnTheSamePort() async throws {
+    @Test(.requires(.curl, .nghttp)) func curlWithPriorKnowledgeIsServedOverHTTP2OnTheSamePort() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let url = harness.base + "/plaintext?name=Shawn"
             let http2 = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", url])
@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    @Test func sessionsAndProxyAuthenticationWorkPerStream() async throws {
+    @Test(.requires(.curl)) func sessionsAndProxyAuthenticationWorkPerStream() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette],
                                     configure: { $0.proxyCredentials = ProxyCredentials(user: "u", password: "p") }) { (harness: ReplayHarness) async throws in
             let url = harness.base + "/plaintext?name=Shawn"
@@ -37,7 +37,7 @@ import Testing
         }
     }
 
-    @Test func curlNegotiatesH2InsideTheInterceptedTunnel() async throws {
+    @Test(.requires(.curl)) func curlNegotiatesH2InsideTheInterceptedTunnel() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Fixtures.secureCassette, named: "secure.json", in: directory)
@@ -55,7 +55,7 @@ import Testing
 
     /// The test upstream speaks only HTTP/1.1: the HTTP/2 client's requests go to it over HTTP/1.1
     /// (SPEC 12's fallback), the first after the upstream refused the preface, the second at once.
-    @Test func theRecordingProxyTakesHTTP2ClientsAndForwardsToAnHTTP1UpstreamOverHTTP1() async throws {
+    @Test(.requires(.curl)) func theRecordingProxyTakesHTTP2ClientsAndForwardsToAnHTTP1UpstreamOverHTTP1() async throws {
         let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
             for _ in 0..<2 {
                 let answer = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}", harness.base + "/hello"])
@@ -72,7 +72,7 @@ import Testing
     /// HTTP/1.1, each get an upstream connection of their own, and each is answered and recorded.
     /// Before, a client connection kept one upstream connection and closed it when the next stream
     /// opened another: the streams still waiting on it got 502 and were not recorded.
-    @Test func streamsInFlightToAnHTTP1UpstreamEachGetAConnectionOfTheirOwn() async throws {
+    @Test(.requires(.nghttp)) func streamsInFlightToAnHTTP1UpstreamEachGetAConnectionOfTheirOwn() async throws {
         let streams = 4
         let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, upstream: TestUpstream) async throws in
             // nghttp sends its URLs as streams of one connection; /held answers when released.
@@ -205,7 +205,7 @@ import Testing
     /// Python's `http.server` (the example upstream) takes the HTTP/2 preface for an HTTP/0.9
     /// request and answers with a bare error page, no status line: it speaks no HTTP/2 either,
     /// so the HTTP/2 client's requests go to it over HTTP/1.1, and are recorded.
-    @Test func anUpstreamAnsweringThePrefaceWithABareErrorPageIsReachedOverHTTP1() async throws {
+    @Test(.requires(.curl, .python3)) func anUpstreamAnsweringThePrefaceWithABareErrorPageIsReachedOverHTTP1() async throws {
         let recorded = try await RecordHarness.recordFromExampleUpstream { harness in
             for _ in 0..<2 {
                 let answer = try await Curl.run(["--http2-prior-knowledge", "--write-out", "\n%{http_version}",
@@ -219,7 +219,7 @@ import Testing
         #expect(interactions.map(\.httpVersion) == ["1.1", "1.1"])
     }
 
-    @Test func aBrokenHTTP2ConnectionGetsGoawayAndTheServerServesOthers() async throws {
+    @Test(.requires(.curl)) func aBrokenHTTP2ConnectionGetsGoawayAndTheServerServesOthers() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let port = try #require(harness.server.url.split(separator: ":").last.flatMap { Int($0) })
             let socket = try RawSocket(port: port, timeout: 10)

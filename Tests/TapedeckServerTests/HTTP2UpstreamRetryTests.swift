@@ -9,7 +9,7 @@ import Testing
 /// proxy's next stream on that connection is refused. The request goes again on a new connection,
 /// once, as over HTTP/1.1 when a kept connection closes before answering.
 @Suite struct HTTP2UpstreamRetryTests {
-    @Test func aStreamRefusedByAKeptConnectionGoesAgainOnANewOne() async throws {
+    @Test(.requires(.python3, .h2load)) func aStreamRefusedByAKeptConnectionGoesAgainOnANewOne() async throws {
         let upstream = try ExampleUpstream(script: "scripts/h2_goaway_upstream.py", arguments: ["--linger", "5"])
         defer { upstream.stop() }
         let directory = try Fixtures.temporaryDirectory()
@@ -30,7 +30,7 @@ import Testing
 
     /// Streams the upstream does not process on a connection just opened (beyond the last stream
     /// its GOAWAY names) go again on new connections too, each a bounded number of times.
-    @Test func streamsBeyondAFreshConnectionsGoAwayGoAgainOnNewOnes() async throws {
+    @Test(.requires(.python3, .nghttp)) func streamsBeyondAFreshConnectionsGoAwayGoAgainOnNewOnes() async throws {
         let upstream = try ExampleUpstream(script: "scripts/h2_goaway_upstream.py", arguments: ["--linger", "5"])
         defer { upstream.stop() }
         let directory = try Fixtures.temporaryDirectory()

@@ -31,7 +31,7 @@ struct HTTP2UpstreamTests {
         try await body(directory, port, certificate)
     }
 
-    @Test func h2ClientsAreForwardedOverH2AndHTTP1ClientsOverHTTP1() async throws {
+    @Test(.requires(.curl, .openssl)) func h2ClientsAreForwardedOverH2AndHTTP1ClientsOverHTTP1() async throws {
         try await withNginx { directory, port, certificate in
             let trust = UpstreamTrust(extraRoots: [certificate])
 
@@ -64,7 +64,7 @@ struct HTTP2UpstreamTests {
 
     /// Python's requests (HTTP/1.1) and httpx (HTTP/2, by ALPN inside the tunnel), trusting only
     /// the minted certificates' authority (`scripts/python_https_calls.py`).
-    @Test func pythonRequestsAndHttpxRecordAndReplayThroughTheInterception() async throws {
+    @Test(.requires(.curl, .openssl, .httpx, .h2, .requests)) func pythonRequestsAndHttpxRecordAndReplayThroughTheInterception() async throws {
         try await recordsAndReplaysThroughTheInterception(
             ["python3", ExampleUpstream.repositoryRoot.appending(path: "scripts/python_https_calls.py").path],
             printing: "requests 11 200 HTTP/1.1 /via-requests\nhttpx HTTP/2 200 HTTP/2.0 /via-httpx\n")
@@ -72,7 +72,7 @@ struct HTTP2UpstreamTests {
 
     /// Java's HttpClient over HTTP/1.1 and over HTTP/2 (by ALPN inside the tunnel), trusting only
     /// the minted certificates' authority (`scripts/JavaHttpsCalls.java`, run from its source).
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/java"),
+    @Test(.requires(.curl, .openssl), .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/java"),
                    "java is not installed (apt-get install -y default-jdk-headless); the test is skipped"))
     func javaHttpClientRecordsAndReplaysThroughTheInterception() async throws {
         try await recordsAndReplaysThroughTheInterception(
@@ -108,7 +108,7 @@ struct HTTP2UpstreamTests {
 
     /// A TLS handshake that fails (nginx's certificate is not trusted) is a 502 naming the cause, at
     /// once, for an HTTP/2 client as for an HTTP/1.1 one; nothing is recorded.
-    @Test func anUntrustedUpstreamIsA502ForAnHTTP2Client() async throws {
+    @Test(.requires(.curl, .openssl)) func anUntrustedUpstreamIsA502ForAnHTTP2Client() async throws {
         try await withNginx { directory, port, certificate in
             let cassette = directory.appending(path: "untrusted.json")
             try await RecordHarness.run(settings: RecordSettings(cassette: cassette, target: try ReverseProxyTarget("https://127.0.0.1:\(port)"))) { harness in
@@ -124,7 +124,7 @@ struct HTTP2UpstreamTests {
 
     /// Headless Chromium through the intercepting proxy negotiates h2 with it, so the upstream leg
     /// speaks h2 to nginx too: the page nginx answers names the protocol it heard.
-    @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    @Test(.requires(.curl, .python3, .openssl), .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func chromiumNegotiatesH2ThroughTheInterception() async throws {
         try await withNginx { directory, port, certificate in
             let cassette = directory.appending(path: "chromium.json")

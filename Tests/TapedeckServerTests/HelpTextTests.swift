@@ -93,7 +93,7 @@ import Testing
 
     /// `replay --help` names every admin endpoint, and each name it gives is one the server answers
     /// (a method it does not take gets 405, an unknown name 404).
-    @Test func replayHelpListsEveryAdminEndpoint() async throws {
+    @Test(.requires(.curl)) func replayHelpListsEveryAdminEndpoint() async throws {
         let help = try await Self.help(["replay"])
         for name in AdminEndpoints.names {
             #expect(help.contains(name), "replay --help does not name \(name)")

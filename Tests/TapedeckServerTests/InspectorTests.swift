@@ -44,7 +44,7 @@ struct InspectorTests {
         return nil
     }
 
-    @Test("exchanges list newest first with outcome, status and cassette place; each opens to its request and response")
+    @Test("exchanges list newest first with outcome, status and cassette place; each opens to its request and response", .requires(.curl))
     func exchangesAndDetails() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             try await Self.playAndMiss(harness.base)
@@ -78,7 +78,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("an unmatched exchange carries its diagnosis, the nearest recorded request, and no live secret")
+    @Test("an unmatched exchange carries its diagnosis, the nearest recorded request, and no live secret", .requires(.curl))
     func unmatchedDetail() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             try await Self.playAndMiss(harness.base)
@@ -100,7 +100,68 @@ struct InspectorTests {
         }
     }
 
-    @Test("cassettes list their interactions with play counts; reset empties the list and the counts")
+    /// Stubs named `flaky` (a reset), `cut short` (a truncated answer) and `greeting` (an answer).
+    static let namedStubs = #"""
+        {"version": 1, "stubs": [
+          {"name": "flaky", "request": {"path": "/flaky"}, "response": {"fault": "reset"}},
+          {"name": "cut short", "request": {"path": "/cut"}, "response": {"status": 200, "body": {"text": "0123456789"}, "fault": "truncate"}},
+          {"name": "greeting", "request": {"path": "/hello"}, "response": {"status": 200, "body": {"text": "hi"}}}]}
+        """#
+
+    /// Runs `body` against a replay server of ``namedStubs`` after asking each of its paths once.
+    static func withNamedStubsAsked(_ body: (ReplayHarness) async throws -> Void) async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try Fixtures.writeCassette(namedStubs, named: "stubs.json", in: directory)
+        try await ReplayHarness.run(files: [file]) { (harness: ReplayHarness) async throws in
+            #expect(try await Curl.run([harness.base + "/flaky"]).status == 56)
+            #expect(try await Curl.run([harness.base + "/cut"]).status == 18)
+            #expect(try await Curl.run([harness.base + "/hello"]).text == "hi")
+            try await body(harness)
+        }
+    }
+
+    @Test("a stub's fault is listed by name with no status it never sent, and a stub by its name, in the list, the detail and the journal",
+          .requires(.curl))
+    func faultsAndStubNames() async throws {
+        try await Self.withNamedStubsAsked { harness in
+            let list = try await Self.list(harness.base)
+            let (greeting, cut, flaky) = (list.exchanges[0], list.exchanges[1], list.exchanges[2])
+            #expect(flaky.entry.fault == .reset)
+            #expect(flaky.status == nil, "a reset sends no status")
+            #expect(flaky.entry.stubName == "flaky")
+            #expect(cut.entry.fault == .truncate)
+            #expect(cut.status == 200, "a truncated answer's head was sent")
+            #expect(greeting.entry.fault == nil)
+            #expect(greeting.status == 200)
+            #expect(greeting.entry.stubName == "greeting")
+            let detail = try JSONDecoder().decode(
+                InspectedExchange.self, from: try await Curl.run([harness.base + "/__tapedeck/exchanges/\(flaky.id)"]).output)
+            #expect(detail.response == nil, "no answer was sent")
+            #expect(detail.summary.entry.fault == .reset)
+            let journal = try JSONDecoder().decode(JournalDocument.self, from: try await Curl.run([harness.base + "/__tapedeck/journal"]).output)
+            #expect(journal.entries.map(\.stubName) == ["flaky", "cut short", "greeting"])
+            #expect(journal.entries.map(\.fault) == [.reset, .truncate, nil])
+        }
+    }
+
+    @Test("headless Chromium lists a fault by name and a stub by its name",
+          .requires(.curl, .python3), .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    func browserShowsFaultsAndStubNames() async throws {
+        try await Self.withNamedStubsAsked { harness in
+            let dom = try await Chromium.dumpDOM(harness.base + "/__tapedeck/ui#exchange=1")
+            let start = try #require(dom.range(of: #"<table id="exchanges">"#), "the list is rendered")
+            let end = try #require(dom.range(of: "</table>", range: start.upperBound..<dom.endIndex))
+            let list = dom[start.lowerBound..<end.upperBound]
+            #expect(list.contains("fault: reset") && list.contains("fault: truncate"), "\(list)")
+            #expect(list.contains("stub \"flaky\"") || list.contains("stub &quot;flaky&quot;"), "\(list)")
+            #expect(!list.contains("stub stub-"), "\(list)")
+            let detail = dom[end.upperBound...]
+            #expect(detail.contains("fault: reset"), "the opened exchange names its fault")
+        }
+    }
+
+    @Test("cassettes list their interactions with play counts; reset empties the list and the counts", .requires(.curl))
     func cassettesAndReset() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             try await Self.playAndMiss(harness.base)
@@ -123,7 +184,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("the page, its style and scripts are served from the binary, and load nothing from elsewhere")
+    @Test("the page, its style and scripts are served from the binary, and load nothing from elsewhere", .requires(.curl))
     func pageIsServed() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let page = try await Curl.run(["-i", harness.base + "/__tapedeck/ui"])
@@ -141,7 +202,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("with the admin API off, the page and its data are not served")
+    @Test("with the admin API off, the page and its data are not served", .requires(.curl))
     func noAdminTurnsThePageOff() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: { $0.adminEnabled = false }) { (harness: ReplayHarness) async throws in
             for path in ["/__tapedeck/ui", "/__tapedeck/events", "/__tapedeck/exchanges", "/__tapedeck/cassettes"] {
@@ -154,7 +215,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("the event stream sends each new exchange, and a reset, to a listener over a real socket")
+    @Test("the event stream sends each new exchange, and a reset, to a listener over a real socket", .requires(.curl))
     func eventStream() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let socket = try RawSocket(port: harness.server.port, timeout: 10)
@@ -295,7 +356,7 @@ struct InspectorTests {
         #expect(try !shown(clean).contains("hunter2"), "an exchange kept clean stays clean")
     }
 
-    @Test("the recording proxy shows what it recorded in redacted form, never the live secrets")
+    @Test("the recording proxy shows what it recorded in redacted form, never the live secrets", .requires(.curl))
     func recordingProxyShowsRedacted() async throws {
         _ = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, _: TestUpstream) async throws in
             let sent = try await Curl.run(["-H", "Content-Type: application/json", "-H", "Authorization: \(Self.liveToken)",
@@ -315,7 +376,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("what the recording proxy passes on unrecorded (a passthrough host) is listed as forwarded, redacted")
+    @Test("what the recording proxy passes on unrecorded (a passthrough host) is listed as forwarded, redacted", .requires(.curl))
     func recordingProxyListsForwarded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -341,7 +402,7 @@ struct InspectorTests {
         try await upstream.stop()
     }
 
-    @Test("headless Chromium renders the played request, the unmatched one and the highlighted difference",
+    @Test("headless Chromium renders the played request, the unmatched one and the highlighted difference", .requires(.curl, .python3),
           .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func browserRendersTheDiff() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
@@ -359,7 +420,8 @@ struct InspectorTests {
         }
     }
 
-    @Test("a gRPC answer's trailers are in its exchange and on the page", .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    @Test("a gRPC answer's trailers are in its exchange and on the page",
+          .requires(.curl, .grpcio), .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func trailersAreShown() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -380,7 +442,8 @@ struct InspectorTests {
         }
     }
 
-    @Test("under --proxy-auth the page asks with 401 and takes the credentials as Authorization; requests to pass on still need Proxy-Authorization")
+    @Test("under --proxy-auth the page asks with 401 and takes the credentials as Authorization; requests to pass on still need Proxy-Authorization",
+          .requires(.curl))
     func pageUnderProxyAuth() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: {
             $0.proxyCredentials = ProxyCredentials(user: "alice", password: "s3cret")
@@ -405,7 +468,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("headless Chromium opens the page under --proxy-auth with the credentials in the address",
+    @Test("headless Chromium opens the page under --proxy-auth with the credentials in the address", .requires(.python3),
           .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func browserOpensThePageUnderProxyAuth() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], configure: {
@@ -417,7 +480,7 @@ struct InspectorTests {
         }
     }
 
-    @Test("headless Chromium applies a filter given in the fragment to the live list",
+    @Test("headless Chromium applies a filter given in the fragment to the live list", .requires(.curl, .python3),
           .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func browserFilters() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 import TapedeckServer
+import TapedeckTestSupport
 import Testing
 
 /// Each matching rule of the specification, end to end over sockets.
@@ -169,7 +170,7 @@ import Testing
         }
     }
 
-    @Test func originFormMatchesAnyRecordedHostButProxyRequestsMatchTheHost() async throws {
+    @Test(.requires(.curl)) func originFormMatchesAnyRecordedHostButProxyRequestsMatchTheHost() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let proxied = try await Curl.run(["--proxy", harness.base, "http://api.example.test/plaintext?name=Shawn"])
             #expect(proxied.text == "Hello Shawn!")

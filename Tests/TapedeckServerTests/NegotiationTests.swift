@@ -14,7 +14,7 @@ struct NegotiationTests {
         return (server, "http://127.0.0.1:\(try server.waitUntilListening())")
     }
 
-    @Test("a recorded gzip answer: decoded for Python's urllib (no Accept-Encoding), gzip for curl --compressed")
+    @Test("a recorded gzip answer: decoded for Python's urllib (no Accept-Encoding), gzip for curl --compressed", .requires(.curl, .python3))
     func gzipOnlyWhenAccepted() async throws {
         let (server, base) = try replay("cassettes/example.json")
         defer { _ = server.stop() }
@@ -34,7 +34,8 @@ struct NegotiationTests {
         #expect(identityOnly.text.contains(#""compressed":true"#))
     }
 
-    @Test("a recorded 304 carrying a body is sent without it, and the kept-alive connection goes on; HEAD gets a recorded GET's head")
+    @Test("a recorded 304 carrying a body is sent without it, and the kept-alive connection goes on; HEAD gets a recorded GET's head",
+          .requires(.curl))
     func noBodyWhereHTTPForbidsOne() async throws {
         let file = TestFiles.folder.appendingPathComponent("tapedeck-304-\(UUID().uuidString).json")
         try CassetteCodec().save(Cassette(interactions: [
@@ -79,7 +80,7 @@ struct ExpectContinueTests {
         #expect(text.hasPrefix("HTTP/1.1 413"), "no 100 Continue for a body it will refuse: \(text.prefix(40))")
     }
 
-    @Test("curl uploading 2 MB with Expect: 100-continue gets its answer through the replay server")
+    @Test("curl uploading 2 MB with Expect: 100-continue gets its answer through the replay server", .requires(.curl))
     func curlUpload() async throws {
         let server = try TapedeckProcess(["replay", "cassettes/example.json", "--port", "0"],
                                          environment: ["TAPEDECK_HOME": NegotiationTests.home.path])

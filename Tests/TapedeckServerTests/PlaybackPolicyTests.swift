@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import TapedeckCore
 import TapedeckServer
+import TapedeckTestSupport
 import Testing
 
 /// Exhaustion policies, sessions and latency, as the server applies the core's decisions.
@@ -80,7 +81,7 @@ import Testing
         }
     }
 
-    @Test func fixedLatencyIsScheduledBeforeTheHead() async throws {
+    @Test(.requires(.curl)) func fixedLatencyIsScheduledBeforeTheHead() async throws {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         var options = PlaybackOptions()
@@ -94,7 +95,7 @@ import Testing
         }
     }
 
-    @Test func scaledLatencyMultipliesTheRecordedTimes() async throws {
+    @Test(.requires(.curl)) func scaledLatencyMultipliesTheRecordedTimes() async throws {
         let (directory, file) = try counterFile()
         defer { try? FileManager.default.removeItem(at: directory) }
         var options = PlaybackOptions()

@@ -9,7 +9,7 @@ import Glibc
 
 /// `tapedeck record` as a user runs it: the listening line, SIGINT saving, kill -9 durability.
 @Suite struct RecordCommandTests {
-    @Test func recordSavesEverythingAndExitsZeroOnSigint() async throws {
+    @Test(.requires(.curl)) func recordSavesEverythingAndExitsZeroOnSigint() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start()
@@ -25,6 +25,49 @@ import Glibc
         try await upstream.stop()
         let stored = try CassetteCodec().load(cassette)
         #expect(stored.interactions.map(\.request.url) == [upstream.base + "/plaintext?name=Cli"])
+    }
+
+    /// With `--verbose` a line per recorded exchange, as the cassette holds it, then on exit how
+    /// many interactions were saved; a second run into the same cassette says how many are new.
+    @Test(.requires(.curl)) func recordPrintsEachExchangeWithVerboseAndASummaryOnExit() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let cassette = directory.appending(path: "feedback.json")
+        let first = try Self.recordRun(cassette, upstream: upstream, flags: ["--verbose"], names: ["One", "Two"], home: directory)
+        #expect(first == "recorded GET /plaintext?name=One 200\nrecorded GET /plaintext?name=Two 200\nsaved 2 interactions to \(cassette.path)\n")
+        let second = try Self.recordRun(cassette, upstream: upstream, flags: ["--verbose"], names: ["Three"], home: directory)
+        #expect(second == "recorded GET /plaintext?name=Three 200\nsaved 1 new interaction to \(cassette.path) (3 in all)\n")
+        try await upstream.stop()
+    }
+
+    /// Standard output that is not a terminal gets only the summary; `--quiet` not even that.
+    @Test(.requires(.curl)) func recordPrintsOnlyTheSummaryWhenNotATerminalAndNothingWhenQuiet() async throws {
+        let directory = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try await TestUpstream.start()
+        let plain = directory.appending(path: "plain.json")
+        #expect(try Self.recordRun(plain, upstream: upstream, flags: [], names: ["One"], home: directory) == "saved 1 interaction to \(plain.path)\n")
+        let quiet = directory.appending(path: "quiet.json")
+        #expect(try Self.recordRun(quiet, upstream: upstream, flags: ["--quiet"], names: ["One"], home: directory) == "")
+        let idle = directory.appending(path: "idle.json")
+        #expect(try Self.recordRun(idle, upstream: upstream, flags: [], names: [], home: directory) == "nothing recorded; \(idle.path) not written\n")
+        try await upstream.stop()
+    }
+
+    /// Runs `tapedeck record CASSETTE --target UPSTREAM FLAGS`, asks `/plaintext?name=NAME` for each
+    /// name, stops it with SIGINT and returns what it printed after its listening line.
+    static func recordRun(_ cassette: URL, upstream: TestUpstream, flags: [String], names: [String], home: URL) throws -> String {
+        let server = try TapedeckProcess(["record", cassette.path, "--target", upstream.base, "--port", "0", "--insecure-upstream"] + flags,
+                                         environment: ["TAPEDECK_HOME": home.appending(path: "home").path])
+        let port = try server.waitUntilListening()
+        for name in names {
+            let answer = try ChildProcess.run(URL(filePath: "/usr/bin/env"), ["curl", "--silent", "http://127.0.0.1:\(port)/plaintext?name=\(name)"])
+            #expect(answer.output == "Hello \(name)!")
+        }
+        server.signal(SIGINT)
+        #expect(server.waitForExit() == 0, "\(server.standardError())")
+        return server.standardOutputAfterListening()
     }
 
     @Test func killNineWhileRecordingLeavesAValidCassette() async throws {

@@ -16,7 +16,7 @@ struct RecordingLifecycleTests {
         return (server, "http://127.0.0.1:\(try server.waitUntilListening())")
     }
 
-    @Test("a secret echoed by the upstream in a header and a JSON body never lands in the cassette")
+    @Test("a secret echoed by the upstream in a header and a JSON body never lands in the cassette", .requires(.curl, .python3))
     func secretNeverLands() async throws {
         let token = "team-secret-77x1"
         let upstream = try EchoUpstream(routes: ["/me": EchoUpstream.route(body: ["id": 1], requireHeader: ("X-Team-Token", token),
@@ -39,7 +39,7 @@ struct RecordingLifecycleTests {
         #expect(stored.response.body.text?.contains("<TEAM_TOKEN>") == true)
     }
 
-    @Test("an expired interaction: Tapedeck-Warning under warn, a 599 under error")
+    @Test("an expired interaction: Tapedeck-Warning under warn, a 599 under error", .requires(.curl))
     func expiredOverTheServer() async throws {
         let cassette = try Fixtures.temporaryDirectory().appendingPathComponent("old.json")
         try CassetteCodec().save(Cassette(interactions: [Interaction(
@@ -57,7 +57,7 @@ struct RecordingLifecycleTests {
         }
     }
 
-    @Test("an upstream gzip body that does not decode is stored as received, marked encoded, and replayed exactly")
+    @Test("an upstream gzip body that does not decode is stored as received, marked encoded, and replayed exactly", .requires(.curl, .python3))
     func undecodableBodyKeptAsReceived() async throws {
         let script = """
             from http.server import BaseHTTPRequestHandler, HTTPServer

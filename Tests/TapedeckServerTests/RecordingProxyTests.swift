@@ -48,7 +48,7 @@ import Testing
         return seen
     }
 
-    @Test func reverseProxyRecordsEveryKindAndReplayServesThemByteForByte() async throws {
+    @Test(.requires(.curl)) func reverseProxyRecordsEveryKindAndReplayServesThemByteForByte() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appending(path: "recorded.json")
@@ -101,7 +101,7 @@ import Testing
     /// curl sends `Expect: 100-continue` with a large upload and waits for `100 Continue` (one
     /// second, else). The recording proxy answers it itself, as forward proxy over http and inside
     /// an intercepted https tunnel, and records the upload.
-    @Test func expectContinueIsAnsweredForwardOverHTTPAndHTTPS() async throws {
+    @Test(.requires(.curl)) func expectContinueIsAnsweredForwardOverHTTPAndHTTPS() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upload = directory.appending(path: "upload.bin")
@@ -128,7 +128,7 @@ import Testing
         #expect(stored.interactions.map(\.request.body.data.count) == [2 << 20, 2 << 20])
     }
 
-    @Test func forwardProxyRecordsHTTPSThroughTheLocalCAAndReplaysIt() async throws {
+    @Test(.requires(.curl)) func forwardProxyRecordsHTTPSThroughTheLocalCAAndReplaysIt() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (upstream, upstreamCA) = try await TestUpstream.startSecure(writingAuthorityTo: directory)
@@ -160,7 +160,7 @@ import Testing
         }
     }
 
-    @Test func upstreamTrustDecidesWhetherHTTPSUpstreamsAreReached() async throws {
+    @Test(.requires(.curl)) func upstreamTrustDecidesWhetherHTTPSUpstreamsAreReached() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start(certificate: try TestCertificate.make())
@@ -180,7 +180,7 @@ import Testing
         #expect(try CassetteCodec().load(directory.appending(path: "insecure.json")).interactions.count == 1)
     }
 
-    @Test func largeJSONBodyIsRedactedBeforeAnyOfItIsWritten() async throws {
+    @Test(.requires(.curl)) func largeJSONBodyIsRedactedBeforeAnyOfItIsWritten() async throws {
         _ = try await RecordHarness.recordFromTestUpstream { harness, _ in
             let body = try await Curl.run([harness.base + "/large-json"]).text
             #expect(body.contains(TestUpstream.largeJSONToken), "the client gets the live answer")
@@ -201,7 +201,7 @@ import Testing
 
     /// RFC 9110 section 7.6.1: a field the `Connection` field names belongs to that one hop, on
     /// the way in (the client's) and on the way back (the upstream's).
-    @Test func fieldsTheConnectionFieldNamesAreNeitherForwardedNorRecorded() async throws {
+    @Test(.requires(.curl, .python3)) func fieldsTheConnectionFieldNamesAreNeitherForwardedNorRecorded() async throws {
         let upstream = try EchoUpstream(routes: ["/hop": EchoUpstream.route(
             body: [:], echoHeader: "X-Client-Hop", headers: ["Connection": "X-Upstream-Hop", "X-Upstream-Hop": "upstream's"])])
         defer { upstream.stop() }
@@ -235,7 +235,7 @@ import Testing
     // A silent upstream (504 at the timeout, nothing recorded, the connection goes on) is
     // EmbeddedModeTests.aSilentUpstreamGets504AtTheTimeoutAndNothingIsRecorded, on the embedded clock.
 
-    @Test func clientLeavingMidRequestOrMidResponseIsNotRecordedAndOthersAreServed() async throws {
+    @Test(.requires(.curl)) func clientLeavingMidRequestOrMidResponseIsNotRecordedAndOthersAreServed() async throws {
         let stored = try await RecordHarness.recordFromTestUpstream { harness, upstream in
             do {
                 let midResponse = try RawSocket(port: harness.server.port)
@@ -260,7 +260,7 @@ import Testing
         #expect(stored.interactions.map(\.request.target.path) == ["/plaintext"])
     }
 
-    @Test func keptUpstreamConnectionClosedUnderARequestIsReplacedOnce() async throws {
+    @Test(.requires(.curl)) func keptUpstreamConnectionClosedUnderARequestIsReplacedOnce() async throws {
         let stored = try await RecordHarness.recordFromTestUpstream { harness, upstream in
             // One curl, one client connection: the second request goes to the kept upstream
             // connection, which the upstream closes instead of answering.
@@ -308,7 +308,7 @@ import Testing
         #expect(indices == Set((0..<200).map(String.init)))
     }
 
-    @Test func defaultRedactionsApplyBeforeWriting() async throws {
+    @Test(.requires(.curl)) func defaultRedactionsApplyBeforeWriting() async throws {
         let (text, stored) = try await RecordHarness.recordFromTestUpstream { harness, _ in
             let result = try await Curl.run([
                 "-H", "Authorization: Bearer s1", "-H", "Cookie: id=s2", "-H", "X-Api-Key: s3", "-H", "Content-Type: application/json",
@@ -327,7 +327,7 @@ import Testing
         #expect(interaction.request.url.contains("keep=yes"))
     }
 
-    @Test func modesDecideWhatIsRecordedAndWhatIsReplayed() async throws {
+    @Test(.requires(.curl)) func modesDecideWhatIsRecordedAndWhatIsReplayed() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start()
@@ -359,7 +359,7 @@ import Testing
         try await upstream.stop()
     }
 
-    @Test func interactionIsOnDiskWithinOneSecond() async throws {
+    @Test(.requires(.curl)) func interactionIsOnDiskWithinOneSecond() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await TestUpstream.start()
@@ -378,7 +378,7 @@ import Testing
         try await upstream.stop()
     }
 
-    @Test func targetWithAPathPrefixesEveryRequestPath() async throws {
+    @Test(.requires(.curl)) func targetWithAPathPrefixesEveryRequestPath() async throws {
         var upstreamBase = ""
         let (_, cassette) = try await RecordHarness.recordFromTestUpstream(settings: { cassette, upstream in
             upstreamBase = upstream.base
@@ -391,7 +391,7 @@ import Testing
         #expect(cassette.interactions.map(\.request.url) == [upstreamBase + "/api/v1/things?b=2&a=1"])
     }
 
-    @Test func passthroughHostIsTunnelledAndNotRecorded() async throws {
+    @Test(.requires(.curl)) func passthroughHostIsTunnelledAndNotRecorded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (upstream, upstreamCA) = try await TestUpstream.startSecure(writingAuthorityTo: directory)
@@ -410,7 +410,7 @@ import Testing
 
 /// WebSocket upgrades to a passthrough host (recorded ones are in WebSocketTests).
 @Suite struct WebSocketTunnelTests {
-    @Test func aPassthroughHostsWebSocketUpgradeIsTunnelledAndNotRecorded() async throws {
+    @Test(.requires(.curl)) func aPassthroughHostsWebSocketUpgradeIsTunnelledAndNotRecorded() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let upstream = try await EchoUpgradeUpstream.start()

@@ -33,7 +33,7 @@ import Testing
         }
     }
 
-    @Test func curlReceivesTheRecordedAnswer() async throws {
+    @Test(.requires(.curl)) func curlReceivesTheRecordedAnswer() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let result = try await Curl.run(["-X", "POST", "--data", "name=Shawn&sex=1", harness.base + "/postName"])
             #expect(result.status == 0, "\(result.error)")
@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test func binaryBodyArrivesByteForByte() async throws {
+    @Test(.requires(.curl)) func binaryBodyArrivesByteForByte() async throws {
         let expected = try Fixtures.example().interactions[4].response.body.data
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             let (data, _) = try await Clients.urlSession().data(from: URL(string: harness.base + "/image.png")!)
@@ -52,7 +52,7 @@ import Testing
         }
     }
 
-    @Test func gzipResponseIsEncodedAgainWithItsLength() async throws {
+    @Test(.requires(.curl)) func gzipResponseIsEncodedAgainWithItsLength() async throws {
         let stored = try Fixtures.example().interactions[5].response.body.data
         try await ReplayHarness.run(files: [Fixtures.exampleCassette]) { (harness: ReplayHarness) async throws in
             try await Clients.withHTTPClient { (client: HTTPClient) async throws in
@@ -67,7 +67,7 @@ import Testing
         }
     }
 
-    @Test func headIsAnsweredWithoutBody() async throws {
+    @Test(.requires(.curl)) func headIsAnsweredWithoutBody() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(#"""
@@ -144,7 +144,7 @@ import Testing
         }
     }
 
-    @Test func eventStreamIsSentAsItsChunks() async throws {
+    @Test(.requires(.curl)) func eventStreamIsSentAsItsChunks() async throws {
         try await ReplayHarness.run(files: [Fixtures.exampleCassette], options: PlaybackOptions(latency: LatencyModel(.recorded))) { (harness: ReplayHarness) async throws in
             let curl = try await Curl.run(["-N", harness.base + "/events"])
             #expect(curl.text == "data: one\n\ndata: two\n\ndata: three\n\n")

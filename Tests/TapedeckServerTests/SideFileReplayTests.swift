@@ -26,7 +26,7 @@ import Testing
         return file
     }
 
-    @Test func sideFileBodyIsSentFromDiskOverHTTPAndTLS() async throws {
+    @Test(.requires(.curl)) func sideFileBodyIsSentFromDiskOverHTTPAndTLS() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try largeCassette(in: directory)

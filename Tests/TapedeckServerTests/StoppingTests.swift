@@ -29,7 +29,7 @@ import Testing
         try await upstream.stop()
     }
 
-    @Test func anHTTP1AnswerUnderWayIsFinishedWithConnectionCloseBeforeTheServerStops() async throws {
+    @Test(.requires(.curl)) func anHTTP1AnswerUnderWayIsFinishedWithConnectionCloseBeforeTheServerStops() async throws {
         try await whileAnAnswerIsHeld { harness, release in
             async let answer = Curl.run(["--http1.1", "--include", "http://127.0.0.1:\(harness.server.port)/held"])
             try await release()

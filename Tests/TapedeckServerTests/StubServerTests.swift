@@ -24,7 +24,7 @@ struct StubServerTests {
         try await Subprocess.run(executable: "/usr/bin/env", arguments: ["python3", "-c", code]).text
     }
 
-    @Test("a path template with a templated body, served to curl")
+    @Test("a path template with a templated body, served to curl", .requires(.curl))
     func templatedBody() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
@@ -35,7 +35,47 @@ struct StubServerTests {
         #expect(miss.text.contains(#""failedField" : "headers""#), "the 599 names the stub and the field it failed")
     }
 
-    @Test("a 503-then-201 scenario, each Tapedeck-Session walking its own, put back by reset")
+    @Test("a template naming a value the request lacks is a 500 template-failed naming the stub and the value; a default stands in", .requires(.curl))
+    func templateWithAMissingValue() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        let stubs = #"""
+            {"stubs": [
+              {"name": "item", "request": {"path": "/items/{id}"},
+               "response": {"status": 200, "body": {"text": "{{path.id}} {{query.expand}}"}, "templated": true}},
+              {"name": "thing", "request": {"path": "/things/{id}"},
+               "response": {"status": 200, "headers": {"X-Expand": ["{{ query.expand | default: \"none\" }}"]},
+                            "body": {"json": {"expand": "{{query.expand | default: 'none'}}", "trace": "{{header.X-Trace|default:''}}"}},
+                            "templated": true}}]}
+            """#
+        let added = try await Curl.run(["-X", "POST", "-H", "Content-Type: application/json", "-d", stubs, "\(base)/__tapedeck/stubs"])
+        #expect(added.text.contains("ids"), "\(added.text)")
+        let failed = try await Curl.run(["-i", "\(base)/items/7"])
+        #expect(failed.text.hasPrefix("HTTP/1.1 500"), "\(failed.text)")
+        #expect(failed.text.contains("Tapedeck-Error: template-failed"), "\(failed.text)")
+        #expect(failed.text.contains(#"stub "item""#), "names the stub: \(failed.text)")
+        #expect(failed.text.contains("{{query.expand}}") && failed.text.contains(#"query parameter "expand""#), "names the value: \(failed.text)")
+        #expect(try await Curl.run(["\(base)/items/7?expand=teams"]).text == "7 teams")
+
+        let defaulted = try await Curl.run(["-i", "\(base)/things/7"])
+        #expect(defaulted.text.contains("X-Expand: none"), "\(defaulted.text)")
+        #expect(defaulted.text.hasSuffix(#"{"expand":"none","trace":""}"#), "\(defaulted.text)")
+        let given = try await Curl.run(["-H", "X-Trace: t1", "\(base)/things/7?expand=all"])
+        #expect(given.text == #"{"expand":"all","trace":"t1"}"#, "\(given.text)")
+    }
+
+    @Test("a miss on a server with only stubs hints at the stubs, not at recording", .requires(.curl))
+    func missHintFitsAServerOfStubs() async throws {
+        let (server, base) = try replay()
+        defer { _ = server.stop() }
+        let miss = try await Curl.run(["-H", "Accept: text/html", "\(base)/users/42?expand=teams"])
+        let diagnosis = try JSONDecoder().decode(MatchDiagnosis.self, from: miss.output)
+        #expect(!diagnosis.hint.contains("record"), "\(diagnosis.hint)")
+        #expect(diagnosis.hint.contains(#"stub "user by id" (stub-1)"#) && diagnosis.hint.contains("headers"), "\(diagnosis.hint)")
+        #expect(diagnosis.hint.contains("add a stub"), "\(diagnosis.hint)")
+    }
+
+    @Test("a 503-then-201 scenario, each Tapedeck-Session walking its own, put back by reset", .requires(.curl))
     func scenarioPerSession() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
@@ -51,7 +91,7 @@ struct StubServerTests {
         #expect(try await checkout("a") == "503")
     }
 
-    @Test("faults are seen by curl and by Python as the failures they name")
+    @Test("faults are seen by curl and by Python as the failures they name", .requires(.curl, .python3))
     func faults() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
@@ -82,7 +122,8 @@ struct StubServerTests {
         #expect(seen.contains("malformed BadStatusLine"))
     }
 
-    @Test("run-time stubs: added (session-scoped), listed, deleted; verify counts what the client sent; a malformed stub is a 400 naming the field")
+    @Test("run-time stubs: added (session-scoped), listed, deleted; verify counts what the client sent; a malformed stub is a 400 naming the field",
+          .requires(.curl))
     func runTimeStubsAndVerify() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
@@ -121,7 +162,7 @@ struct StubServerTests {
         #expect(message.contains("metod"))
     }
 
-    @Test("host, pathRegex, form and bodyContains patterns through the server, and a regex capture in a JSON template")
+    @Test("host, pathRegex, form and bodyContains patterns through the server, and a regex capture in a JSON template", .requires(.curl))
     func otherPatternFields() async throws {
         let (server, base) = try replay()
         defer { _ = server.stop() }
@@ -139,7 +180,7 @@ struct StubServerTests {
         #expect(json["id"]?.count == 36)
     }
 
-    @Test("the recording proxy answers from a stub before the network, and records only what it forwards")
+    @Test("the recording proxy answers from a stub before the network, and records only what it forwards", .requires(.curl, .python3))
     func recordingProxyStubWinsOverTheNetwork() async throws {
         let upstream = try EchoUpstream(routes: ["/live": EchoUpstream.route(body: ["live": true])])
         defer { upstream.stop() }

@@ -33,7 +33,7 @@ import Testing
         return String(verbose[data.upperBound..<trailers.upperBound])
     }
 
-    @Test func replayedTrailersGoToHTTP2ClientsAndToHTTP1ClientsThatAskForThem() async throws {
+    @Test(.requires(.curl, .nghttp)) func replayedTrailersGoToHTTP2ClientsAndToHTTP1ClientsThatAskForThem() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette(Self.cassette, named: "trailers.json", in: directory)
@@ -72,7 +72,7 @@ import Testing
         }
     }
 
-    @Test func trailersThatFrameTheBodyOrConcernTheConnectionAreNotReplayed() async throws {
+    @Test(.requires(.curl, .nghttp)) func trailersThatFrameTheBodyOrConcernTheConnectionAreNotReplayed() async throws {
         // A hand-edited cassette: before, curl over HTTP/2 failed the stream (exit 92) on these
         // trailers, and an HTTP/1.1 client got a Content-Length and Transfer-Encoding after the body.
         let hostile = Self.cassette
@@ -97,7 +97,7 @@ import Testing
         }
     }
 
-    @Test func theRecordingProxyKeepsTrailersAndPassesThemOn() async throws {
+    @Test(.requires(.curl, .nghttp)) func theRecordingProxyKeepsTrailersAndPassesThemOn() async throws {
         let recorded = try await RecordHarness.recordFromTestUpstream { (harness: RecordHarness, _: TestUpstream) async throws in
             // An HTTP/2 client takes trailers: the proxy asks the upstream for them and passes them on.
             let verbose = try await nghttp(harness.base + "/trailers")

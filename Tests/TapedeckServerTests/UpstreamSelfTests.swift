@@ -1,9 +1,10 @@
 import Foundation
+import TapedeckTestSupport
 import Testing
 
 /// The test upstream itself answers, so recording failures point at the proxy.
 @Suite struct UpstreamSelfTests {
-    @Test func testUpstreamAnswersCurlDirectly() async throws {
+    @Test(.requires(.curl)) func testUpstreamAnswersCurlDirectly() async throws {
         let upstream = try await TestUpstream.start()
         let result = try await Curl.run([upstream.base + "/plaintext?name=Direct"])
         try await upstream.stop()

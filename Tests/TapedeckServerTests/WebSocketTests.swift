@@ -36,7 +36,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         return (try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: ["--cert", certificate.path, "--key", key.path]), certificate)
     }
 
-    @Test func aConversationIsRecordedWholeAndReplayedAsItWasHeard() async throws {
+    @Test(.requires(.websockets)) func aConversationIsRecordedWholeAndReplayedAsItWasHeard() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let live = try await talk(webSocketURL(upstream.baseURL, "/chat?x=1"), Self.steps)
@@ -84,7 +84,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test func permessageDeflateIsAgreedWithEachSideApartAndTheCassetteHoldsPlainText() async throws {
+    @Test(.requires(.websockets)) func permessageDeflateIsAgreedWithEachSideApartAndTheCassetteHoldsPlainText() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = try Fixtures.temporaryDirectory()
@@ -126,7 +126,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test func aClientOffTheRecordingIsClosedWith1008AndTheInspectorShowsWhere() async throws {
+    @Test(.requires(.curl, .websockets)) func aClientOffTheRecordingIsClosedWith1008AndTheInspectorShowsWhere() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try Fixtures.writeCassette("""
@@ -169,7 +169,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test func aStubAnswersAnUpgradeWithAConversationTemplatedFromTheHandshake() async throws {
+    @Test(.requires(.curl, .websockets)) func aStubAnswersAnUpgradeWithAConversationTemplatedFromTheHandshake() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let stubs = try Fixtures.writeCassette("""
@@ -190,7 +190,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
 
     /// A conversation with no message either way for the idle timeout (300 ms here) is closed with
     /// 1001, so idle clients cannot hold sockets open for as long as they like; pings do not count.
-    @Test(arguments: [false, true])
+    @Test(.requires(.websockets), arguments: [false, true])
     func aConversationIdleForTheIdleTimeoutIsClosedGoingAway(pinging: Bool) async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -206,7 +206,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test func theForwardProxyRecordsAWebSocketInsideAnInterceptedTLSTunnel() async throws {
+    @Test(.requires(.openssl, .websockets)) func theForwardProxyRecordsAWebSocketInsideAnInterceptedTLSTunnel() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (upstream, certificate) = try await secureUpstream(in: directory)
@@ -224,7 +224,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         #expect(interaction.websocket?.map(\.content).prefix(3) == [.text("welcome /secure"), .text("over tls"), .text("echo over tls")])
     }
 
-    @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    @Test(.requires(.websockets), .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func chromiumFromAPageIsRecordedAndReplayed() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
@@ -263,7 +263,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test(.enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
+    @Test(.requires(.openssl, .websockets), .enabled(if: Chromium.path != nil, Comment(rawValue: Chromium.missing)))
     func chromiumSpeaksWebSocketOverHTTP2ByExtendedConnectThroughTheInterception() async throws {
         let directory = try Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -303,7 +303,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test func anUpstreamThatRefusesTheUpgradeIsPassedBackAndAnUnreachableOneIs502() async throws {
+    @Test(.requires(.curl, .python3)) func anUpstreamThatRefusesTheUpgradeIsPassedBackAndAnUnreachableOneIs502() async throws {
         // The example upstream is plain HTTP: it answers the upgrade with an ordinary response.
         _ = try await RecordHarness.recordFromExampleUpstream { harness in
             let answer = try await Curl.run(["-sS", "--write-out", "\n%{http_code}", "-H", "Upgrade: websocket", "-H", "Connection: Upgrade",
@@ -409,7 +409,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         }
     }
 
-    @Test(arguments: BadFrame.allCases)
+    @Test(.requires(.websockets), arguments: BadFrame.allCases)
     func aBadFrameClosesOnlyItsSocketWithTheRightCode(_ bad: BadFrame) async throws {
         let (what, frame, code) = (bad.rawValue, bad.bytes, bad.code)
         let directory = try Fixtures.temporaryDirectory()
@@ -434,7 +434,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
 
     /// A client that never reads while the upstream floods it: the proxy stops reading the
     /// upstream once the client's socket is full, so 256 MiB sent do not pile up in its memory.
-    @Test func aClientThatNeverReadsHoldsTheUpstreamBackInsteadOfFillingMemory() async throws {
+    @Test(.requires(.websockets)) func aClientThatNeverReadsHoldsTheUpstreamBackInsteadOfFillingMemory() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = try Fixtures.temporaryDirectory()
@@ -464,7 +464,7 @@ private func webSocketURL(_ base: String, _ path: String) -> String {
         return (Int(statm[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    @Test func aConversationUnderWayWhenTheProxyStopsIsRecordedAsFarAsItWent() async throws {
+    @Test(.requires(.websockets)) func aConversationUnderWayWhenTheProxyStopsIsRecordedAsFarAsItWent() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }
         let directory = try Fixtures.temporaryDirectory()

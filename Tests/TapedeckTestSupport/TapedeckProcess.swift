@@ -19,10 +19,11 @@ public final class TapedeckProcess: @unchecked Sendable {
     public private(set) var listeningLine = ""
 
     /// Starts `tapedeck ARGUMENTS` with extra environment, in `directory` (default: the repository
-    /// root); with a `launcher` (`["/usr/bin/prlimit", "--nofile=256"]`), as `LAUNCHER tapedeck ARGUMENTS`.
+    /// root); with a `launcher` (`["/usr/bin/prlimit", "--nofile=256"]`), as `LAUNCHER tapedeck ARGUMENTS`;
+    /// `binary` runs another `tapedeck` than the one built (one unpacked from the release archive).
     public init(_ arguments: [String], environment: [String: String] = [:],
-                directory: URL = ExampleUpstream.repositoryRoot, launcher: [String] = []) throws {
-        let binary = try TapedeckBinary.locate()
+                directory: URL = ExampleUpstream.repositoryRoot, launcher: [String] = [], binary: URL? = nil) throws {
+        let binary = try binary ?? TapedeckBinary.locate()
         if let program = launcher.first {
             process.executableURL = URL(filePath: program)
             process.arguments = Array(launcher.dropFirst()) + [binary.path] + arguments
@@ -104,6 +105,12 @@ public final class TapedeckProcess: @unchecked Sendable {
         _ = errorsDone.wait(timeout: .now() + 5)
         errorsDone.signal()
         return standardErrorSoFar()
+    }
+
+    /// What the process wrote to standard output after its listening line, once it closed it
+    /// (after the exit): read to the end, so call it only after ``waitForExit(timeout:)``.
+    public func standardOutputAfterListening() -> String {
+        String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// Standard error written so far.

@@ -65,7 +65,7 @@ import Testing
         }
     }
 
-    @Test func tapedeckModeRecordReRecordsWithoutCodeChanges() async throws {
+    @Test(.requires(.python3)) func tapedeckModeRecordReRecordsWithoutCodeChanges() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
         let directory = try temporaryDirectory()

@@ -16,7 +16,7 @@ struct LifecycleTests {
         return request
     }
 
-    @Test("a secret echoed by the upstream in a header and a JSON body never lands in the cassette, and is restored upstream")
+    @Test("a secret echoed by the upstream in a header and a JSON body never lands in the cassette, and is restored upstream", .requires(.python3))
     func secretsNeverReachTheCassette() async throws {
         let upstream = try EchoUpstream(routes: ["/me": EchoUpstream.route(body: ["id": 7], requireHeader: ("X-Team-Token", Self.token),
                                                                             echoHeader: "X-Team-Token")])
@@ -82,7 +82,7 @@ struct LifecycleTests {
         #expect(error.description.contains("--on-expired rerecord"))
     }
 
-    @Test("expiry rerecord: in a recording mode the expired interaction is recorded again from the live service")
+    @Test("expiry rerecord: in a recording mode the expired interaction is recorded again from the live service", .requires(.python3))
     func expiryRerecord() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
@@ -118,7 +118,7 @@ struct LifecycleTests {
         #expect(error.description.contains(#"custom rule "same tenant""#))
     }
 
-    @Test("beforePlayback echoes the request id into the response; beforeRecord changes what is written")
+    @Test("beforePlayback echoes the request id into the response; beforeRecord changes what is written", .requires(.python3))
     func hooksChangeInteractions() async throws {
         let echo = PlaybackHooks(beforePlayback: { interaction, request in
             var changed = interaction

@@ -10,7 +10,7 @@ struct RecordingConnectorTests {
         HTTPRequest(method: .get, scheme: "http", authority: upstream.authority, path: path)
     }
 
-    @Test("records live exchanges through URLSession, then replays them with the upstream gone")
+    @Test("records live exchanges through URLSession, then replays them with the upstream gone", .requires(.python3))
     func recordThenReplay() async throws {
         let upstream = try ExampleUpstream()
         let file = try makeTemporaryDirectory().appendingPathComponent("live.json")
@@ -36,7 +36,7 @@ struct RecordingConnectorTests {
         #expect(try await replay.send(post, body: Data(#"{"a": 1, "b": 2}"#.utf8)).1 == liveEcho)
     }
 
-    @Test("TAPEDECK_MODE=record re-records a cassette the code opens in replay mode")
+    @Test("TAPEDECK_MODE=record re-records a cassette the code opens in replay mode", .requires(.python3))
     func environmentOverride() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
@@ -50,7 +50,7 @@ struct RecordingConnectorTests {
         #expect(try CassetteCodec().load(file).interactions.count == 1)
     }
 
-    @Test("new-episodes serves what is recorded and records only the new request")
+    @Test("new-episodes serves what is recorded and records only the new request", .requires(.python3))
     func newEpisodes() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }

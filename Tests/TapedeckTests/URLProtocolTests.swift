@@ -176,7 +176,7 @@ import FoundationNetworking
         await #expect(throws: (any Error).self) { _ = try await task.value }
     }
 
-    @Test func recordingConfigurationRecordsThroughTheLiveNetworkThenReplays() async throws {
+    @Test(.requires(.python3)) func recordingConfigurationRecordsThroughTheLiveNetworkThenReplays() async throws {
         let upstream = try ExampleUpstream()
         defer { upstream.stop() }
         let file = TestFiles.folder.appendingPathComponent("tapedeck-\(UUID().uuidString).json")

@@ -63,7 +63,7 @@ import Testing
         #endif
     }()
 
-    @Test(.enabled(if: liveWebSocketsWork, "FoundationNetworking's libcurl has no WebSocket support here"))
+    @Test(.requires(.websockets), .enabled(if: liveWebSocketsWork, "FoundationNetworking's libcurl has no WebSocket support here"))
     func theLiveConnectorTalksToAWebSocketService() async throws {
         let upstream = try ExampleUpstream(script: "scripts/ws_upstream.py", arguments: [])
         defer { upstream.stop() }

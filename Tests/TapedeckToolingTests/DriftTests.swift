@@ -71,7 +71,7 @@ struct DriftCommandTests {
         ["/user": EchoUpstream.route(status: status, body: body, requireHeader: requireHeader, echoHeader: echoHeader)]
     }
 
-    @Test("an answer that only gained a field exits 0 and leaves the cassette as it was")
+    @Test("an answer that only gained a field exits 0 and leaves the cassette as it was", .requires(.python3))
     func gainedFieldExitsZero() throws {
         let live = try EchoUpstream(routes: route(["id": 1, "name": "Ada", "age": 36]))
         defer { live.stop() }
@@ -84,7 +84,7 @@ struct DriftCommandTests {
         #expect(try Data(contentsOf: file) == before, "nothing is written without --update")
     }
 
-    @Test("a changed type exits 1")
+    @Test("a changed type exits 1", .requires(.python3))
     func changedTypeExitsOne() throws {
         let live = try EchoUpstream(routes: route(["id": "1", "name": "Ada"]))
         defer { live.stop() }
@@ -93,7 +93,7 @@ struct DriftCommandTests {
         #expect(outcome.stdout.contains("interactions[0] $.id: number -> string"))
     }
 
-    @Test("a changed status exits 1")
+    @Test("a changed status exits 1", .requires(.python3))
     func changedStatusExitsOne() throws {
         let live = try EchoUpstream(routes: route(["error": "gone"], status: 410))
         defer { live.stop() }
@@ -102,7 +102,7 @@ struct DriftCommandTests {
         #expect(outcome.stdout.contains("interactions[0] status: 200 -> 410"))
     }
 
-    @Test("--secret puts the live value back for the service, and --update saves its echo as <NAME>")
+    @Test("--secret puts the live value back for the service, and --update saves its echo as <NAME>", .requires(.python3))
     func secretsAndUpdate() throws {
         let token = "tok-live-123456"
         let live = try EchoUpstream(routes: route(["id": 1], requireHeader: ("X-Team-Token", token), echoHeader: "X-Team-Token"))

@@ -237,7 +237,7 @@ struct HARTests {
         #expect(interaction.recordedAt == "2026-11-21T10:00:00.120Z" || interaction.recordedAt == "2026-11-21T10:00:00.121Z")
     }
 
-    @Test("every answer imported from the mitmproxy HAR is byte for byte what the live upstream answers today")
+    @Test("every answer imported from the mitmproxy HAR is byte for byte what the live upstream answers today", .requires(.python3))
     func mitmproxyHARMatchesLiveUpstream() async throws {
         let cassette = try HARImporter(rules: .none).importFile(ToolingTestSupport.fixture("mitmproxy.har")).cassette
         let upstream = try ExampleUpstream()

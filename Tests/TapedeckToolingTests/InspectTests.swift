@@ -45,6 +45,47 @@ struct InspectTests {
         #expect(interactions[6]["status"] as? Int == 404)
     }
 
+    @Test("tapedeck inspect shows a WebSocket conversation's size and messages, in lines and in JSON")
+    func webSocketConversation() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("chat.json")
+        try Data(#"""
+            {"version": 1, "interactions": [{
+              "request": {"method": "GET", "url": "ws://127.0.0.1:9000/chat", "headers": {"Upgrade": ["websocket"]}},
+              "response": {"status": 101, "headers": {"Upgrade": ["websocket"]}},
+              "websocket": [
+                {"from": "client", "atMs": 0, "text": "hello\nthere"},
+                {"from": "server", "atMs": 3.5, "text": "hi"},
+                {"from": "server", "atMs": 4, "base64": "AAEC"},
+                {"from": "client", "atMs": 10, "close": 1000, "reason": "bye"}]}]}
+            """#.utf8).write(to: file)
+        let text = try ToolingTestSupport.tapedeck("inspect", file.path)
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count == 6, "\(text.stdout)")
+        #expect(lines[1].hasPrefix("0  GET ws://127.0.0.1:9000/chat  101"), "\(lines)")
+        #expect(lines[1].hasSuffix("websocket 4 messages 19 B"), "2 messages each way, 11 + 2 bytes of text, 3 of binary, 3 of reason: \(lines[1])")
+        #expect(lines[2] == #"    0 ms  client text "hello\nthere""#, "\(lines)")
+        #expect(lines[3] == #"    3.5 ms  server text "hi""#, "\(lines)")
+        #expect(lines[4] == "    4 ms  server binary 3 bytes", "\(lines)")
+        #expect(lines[5] == #"    10 ms  client close 1000 "bye""#, "\(lines)")
+
+        let json = try ToolingTestSupport.tapedeck("inspect", "--json", file.path)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let interaction = try #require((object?["interactions"] as? [[String: Any]])?.first)
+        let websocket = try #require(interaction["websocket"] as? [String: Any], "\(json.stdout)")
+        #expect(websocket["messages"] as? Int == 4)
+        #expect(websocket["bytes"] as? Int == 19)
+        #expect(websocket["fromClient"] as? Int == 2)
+        #expect(websocket["fromServer"] as? Int == 2)
+        let conversation = try #require(websocket["conversation"] as? [[String: Any]])
+        #expect(conversation.count == 4)
+        #expect(conversation[0]["text"] as? String == "hello\nthere")
+        #expect(conversation[2]["base64"] as? String == "AAEC")
+        #expect(conversation[3]["close"] as? Int == 1000)
+    }
+
     @Test("what the command line prints from a file shows control characters as escapes, never as themselves")
     func controlCharactersAreNotSentToTheTerminal() throws {
         let folder = try ToolingTestSupport.temporaryFolder()

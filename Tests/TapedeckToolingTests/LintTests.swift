@@ -262,6 +262,46 @@ struct LintStubAndExpiryTests {
         #expect(findings.first?.message.contains("{{path.user}}") == true)
     }
 
+    @Test("a template reading a value the request may lack, without a default, is a warning; a filter other than default is an error")
+    func possiblyAbsentValues() throws {
+        let findings = try lint(#"""
+            {"version": 1, "stubs": [
+              {"request": {"path": "/a", "query": {"page": "*"}, "headers": {"X-Trace": "*"}, "form": {"user": "{user}"}, "json": {"order": {"id": "*"}}},
+               "response": {"status": 200, "templated": true, "headers": {"X-Echo": ["{{header.x-trace}}"]},
+                            "body": {"text": "{{query.page}} {{form.user}} {{json.order.id}} {{query.size | default: \"10\"}} {{method}} {{uuid}}"}}},
+              {"request": {"path": "/b"},
+               "response": {"status": 200, "templated": true, "headers": {"X-Echo": ["{{header.X-Trace}}"]},
+                            "body": {"json": {"expand": "{{query.expand}}", "id": "{{json.$.order.id}}", "user": "{{form.user}}"}}}},
+              {"request": {"path": "/c"},
+               "response": {"status": 200, "templated": true, "body": {"text": "{{query.x | upper}}"}}},
+              {"request": {"path": "/d"},
+               "response": {"status": 200, "body": {"text": "{{query.x}}: not templated, sent as written"}}}]}
+            """#)
+        #expect(!findings.contains { $0.place.hasPrefix("stubs[0]") }, "every value read is required by the pattern or has a default: \(findings)")
+        let second = findings.filter { $0.place.hasPrefix("stubs[1]") }
+        #expect(second.allSatisfy { $0.severity == .warning && $0.kind == .stub })
+        for expression in ["{{header.X-Trace}}", "{{query.expand}}", "{{json.$.order.id}}", "{{form.user}}"] {
+            #expect(second.contains { $0.message.contains(expression) && $0.message.contains("template-failed") && $0.message.contains("default") },
+                    "\(expression): \(second)")
+        }
+        let third = findings.filter { $0.place.hasPrefix("stubs[2]") }
+        #expect(third.map(\.severity) == [.error], "\(third)")
+        #expect(third.first?.message.contains("upper") == true)
+        #expect(!findings.contains { $0.place.hasPrefix("stubs[3]") })
+    }
+
+    @Test("tapedeck lint names a value the request may lack, and the default that would stand in")
+    func possiblyAbsentValueThroughTheCommand() throws {
+        let folder = try ToolingTestSupport.temporaryFolder()
+        let file = folder.appendingPathComponent("stubs.json")
+        try Data(#"{"version": 1, "stubs": [{"request": {"path": "/users/{id}"}, "response": {"status": 200, "templated": true, "body": {"text": "{{path.id}} {{query.expand}}"}}}]}"#.utf8)
+            .write(to: file)
+        let outcome = try ToolingTestSupport.tapedeck("lint", file.path)
+        #expect(outcome.stdout.contains("warning: stubs[0].response: {{query.expand}}"), "\(outcome.stdout)\(outcome.stderr)")
+        #expect(outcome.stdout.contains(#"{{query.expand | default: "…"}}"#), "\(outcome.stdout)")
+        #expect(try ToolingTestSupport.tapedeck("lint", "--strict", file.path).status == 1)
+    }
+
     @Test("lint --expire-after lists the interactions older than that")
     func expired() throws {
         let json = #"""

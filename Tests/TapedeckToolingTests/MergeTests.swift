@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCore
 @testable import TapedeckTooling
+import TapedeckTestSupport
 
 @Suite("merge")
 struct MergeTests {
@@ -66,7 +67,7 @@ struct MergeTests {
         }
     }
 
-    @Test("tapedeck merge whose write fails exits 1 and keeps the previous output")
+    @Test("tapedeck merge whose write fails exits 1 and keeps the previous output", .requires(.python3))
     func failedMergeKeepsPreviousOutput() throws {
         let folder = try ToolingTestSupport.temporaryFolder()
         let padding = String(repeating: "dolor sit amet ", count: 80)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TapedeckCore
 @testable import TapedeckTooling
+import TapedeckTestSupport
 
 @Suite("redact")
 struct RedactTests {
@@ -176,7 +177,7 @@ struct RedactTests {
         #expect(try Data(contentsOf: file) != before)
     }
 
-    @Test("tapedeck redact whose write fails exits 1, keeps the original and leaves no temporary file")
+    @Test("tapedeck redact whose write fails exits 1, keeps the original and leaves no temporary file", .requires(.python3))
     func failedWriteKeepsOriginal() throws {
         let folder = try ToolingTestSupport.temporaryFolder()
         let file = folder.appendingPathComponent("big.json")

@@ -65,7 +65,7 @@ struct CACommand: ParsableCommand {
         do {
             return try work()
         } catch {
-            FileHandleOutput.standardError("tapedeck ca: \(error)")
+            Diagnostic.error("\(error)")
             throw ExitCode(1)
         }
     }

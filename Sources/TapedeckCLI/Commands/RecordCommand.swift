@@ -21,6 +21,9 @@ struct RecordCommand: AsyncParsableCommand {
         second. Redirects are passed back, never followed. --passthrough-host hosts are tunnelled, not \
         recorded.
 
+        On a terminal it prints a line per recorded exchange (elsewhere with --verbose), and on exit \
+        how many interactions it saved (not with --quiet).
+
         Examples:
           tapedeck record api.json --target https://api.example.com
           tapedeck record api.json --port 8888
@@ -52,6 +55,12 @@ struct RecordCommand: AsyncParsableCommand {
                                valueName: "N"))
     var maxUpstreamConnections = 128
 
+    @Flag(help: "Print a line per recorded exchange even when standard output is not a terminal.")
+    var verbose = false
+
+    @Flag(help: "Print no line per recorded exchange and no summary on exit.")
+    var quiet = false
+
     @OptionGroup(title: "Server and limits") var server: ServerOptions
 
     @OptionGroup(title: "Redaction") var redaction: RedactionOptions
@@ -68,12 +77,14 @@ struct RecordCommand: AsyncParsableCommand {
         }
         guard upstreamTimeout > 0 else { throw ValidationError("--upstream-timeout must be positive") }
         guard maxUpstreamConnections > 0 else { throw ValidationError("--max-upstream-connections must be positive") }
+        guard !(verbose && quiet) else { throw ValidationError("give --verbose or --quiet, not both") }
     }
 
     func run() async throws {
         var configuration = server.configuration
         safety.apply(to: &configuration)
-        server.warnIfExposed(command: "record")
+        server.warnIfExposed()
+        let feedback = RecordFeedback(quiet: quiet, verbose: verbose, isTerminal: isatty(STDOUT_FILENO) == 1, byPath: target != nil)
         let responder: RecordingMode
         do {
             var playback = PlaybackOptions()
@@ -86,15 +97,16 @@ struct RecordCommand: AsyncParsableCommand {
             settings.maxUpstreamConnections = maxUpstreamConnections
             settings.stubs = try lifecycle.loadStubs()
             settings.hooks = lifecycle.hooks
+            settings.hooks.afterRecord = feedback.afterRecord
             responder = try RecordingMode(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: configuration.authorityHome))
         } catch {
-            FileHandleOutput.standardError("tapedeck record: \(error)")
+            Diagnostic.error("\(error)")
             // Bad usage or input, but for a cassette another recorder holds: a failure of the moment.
             throw ExitCode((error as? CassetteError)?.isBadInput == false ? 1 : 2)
         }
         if insecureUpstream {
-            FileHandleOutput.standardError("tapedeck record: warning: --insecure-upstream: upstream TLS certificates are NOT verified")
+            Diagnostic.warning("--insecure-upstream: upstream TLS certificates are NOT verified")
         }
         let running: TapedeckServer
         let signals: TerminationSignal
@@ -104,7 +116,7 @@ struct RecordCommand: AsyncParsableCommand {
             running = try await TapedeckServer.start(configuration: configuration, mode: responder,
                                                      group: MultiThreadedEventLoopGroup.singleton)
         } catch {
-            FileHandleOutput.standardError("tapedeck record: \(error)")
+            Diagnostic.error("\(error)")
             try? await responder.shutdown()
             throw ExitCode(1)
         }
@@ -112,15 +124,16 @@ struct RecordCommand: AsyncParsableCommand {
         _ = await signals.wait()
         let underWay = responder.exchangesUnderWay
         if underWay > 0 {
-            FileHandleOutput.standardError("tapedeck record: finishing \(underWay) exchange(s) under way and saving the cassette; a second signal stops at once")
+            FileHandleOutput.standardError("\(Diagnostic.prefix): finishing \(underWay) exchange(s) under way and saving the cassette; a second signal stops at once")
         }
         try? await running.shutdown()
         defer { configuration.removeUploadFolder() }
         do {
             try await responder.shutdown()
         } catch {
-            FileHandleOutput.standardError("tapedeck record: \(error)")
+            Diagnostic.error("\(error)")
             throw ExitCode(1)
         }
+        feedback.finish(cassette: cassette, holding: responder.recorder.interactionCount)
     }
 }

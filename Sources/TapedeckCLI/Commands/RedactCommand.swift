@@ -58,7 +58,7 @@ struct RedactCommand: ParsableCommand {
                             try FileManager.default.removeItem(at: replaced)
                             FileHandleOutput.standardOutput("\(path): removed \(replaced.lastPathComponent), the side file as it was before redaction")
                         } catch {
-                            FileHandleOutput.standardError("tapedeck redact: \(path): could not remove \(replaced.path), which still holds the secrets: \(error)")
+                            Diagnostic.error("\(path): could not remove \(replaced.path), which still holds the secrets: \(error)")
                         }
                     }
                 }

@@ -59,14 +59,14 @@ struct ReplayCommand: AsyncParsableCommand {
                                                 stubFiles: lifecycle.stubFiles.map { URL(filePath: $0) },
                                                 options: options, hooks: lifecycle.hooks)
         } catch {
-            FileHandleOutput.standardError("tapedeck replay: \(error)")
+            Diagnostic.error("\(error)")
             throw ExitCode(2)
         }
         var configuration = server.configuration
         configuration.unmatchedStatus = unmatchedStatus
         configuration.cassetteDirectory = cassetteDir.map { URL(filePath: $0, directoryHint: .isDirectory) }
         safety.apply(to: &configuration)
-        server.warnIfExposed(command: "replay")
+        server.warnIfExposed()
         let library = configuration.cassetteDirectory.map { CassetteLibrary(directory: $0, options: options) }
         let responder = ReplayMode(deck: deck, library: library, configuration: configuration,
                                         authority: CertificateAuthority(home: configuration.authorityHome))
@@ -77,7 +77,7 @@ struct ReplayCommand: AsyncParsableCommand {
             FileDescriptorLimit.raiseToHardLimit()
             running = try await TapedeckServer.start(configuration: configuration, mode: responder)
         } catch {
-            FileHandleOutput.standardError("tapedeck replay: \(error)")
+            Diagnostic.error("\(error)")
             throw ExitCode(1)
         }
         ListeningLine.announce(running)

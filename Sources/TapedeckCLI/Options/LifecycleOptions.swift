@@ -46,7 +46,7 @@ struct LifecycleOptions: ParsableArguments {
 
     /// The stubs of the `--stubs` files; a broken file throws naming the file and the place.
     func loadStubs() throws -> [Stub] {
-        try stubFiles.flatMap { try CassetteCodec().load(URL(filePath: $0)).stubs }
+        try stubFiles.flatMap { try CassetteCodec(reading: .stubs).load(URL(filePath: $0)).stubs }
     }
 
     private static func date(_ text: String) -> Date? {

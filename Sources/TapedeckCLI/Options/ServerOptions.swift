@@ -64,10 +64,9 @@ struct ServerOptions: ParsableArguments {
     }
 
     /// Prints a warning when the server is about to listen beyond this machine.
-    func warnIfExposed(command: String) {
+    func warnIfExposed() {
         guard !BindAddress.isLoopback(host) else { return }
-        FileHandleOutput.standardError(
-            "tapedeck \(command): warning: --host \(host) exposes this server beyond this machine; anyone who can reach it "
-                + "can use it (consider --proxy-auth USER:PASSWORD and --no-admin)")
+        Diagnostic.warning("--host \(host) exposes this server beyond this machine; anyone who can reach it "
+                           + "can use it (consider --proxy-auth USER:PASSWORD and --no-admin)")
     }
 }

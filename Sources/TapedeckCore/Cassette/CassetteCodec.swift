@@ -9,9 +9,18 @@ public struct CassetteCodec: Sendable {
     /// Bodies above this many bytes are written to side files.
     public var sideFileThreshold: Int
 
+    /// What the files read are, as their errors name them: a cassette, or a stubs file (`--stubs`).
+    package var document = JSONDocumentKind.cassette
+
     /// Creates a codec.
     public init(sideFileThreshold: Int = CassetteCodec.defaultSideFileThreshold) {
         self.sideFileThreshold = sideFileThreshold
+    }
+
+    /// A codec that reads files of `document`'s kind, its errors named so.
+    package init(reading document: JSONDocumentKind) {
+        self.init()
+        self.document = document
     }
 
     /// Reads a cassette file and the side files it names.
@@ -30,7 +39,7 @@ public struct CassetteCodec: Sendable {
         let sideFiles = SideFiles(cassetteFile: file, threshold: sideFileThreshold)
         let makeDecoder: @Sendable () -> JSONDecoder = { Self.decoder(sideFiles: sideFiles) }
         if let cassette = InteractionSlices.decode(data, configure: makeDecoder) { return cassette }
-        return try Self.decoding(data, file: file) { try makeDecoder().decode(Cassette.self, from: data) }
+        return try Self.decoding(data, file: file, document: document) { try makeDecoder().decode(Cassette.self, from: data) }
     }
 
     /// Every reason cassette bytes do not load, for a report that lists them all (`tapedeck
@@ -51,7 +60,10 @@ public struct CassetteCodec: Sendable {
         let errors = layout.elements.enumerated().compactMap { index, range -> CassetteError? in
             let element = Data(data[(data.startIndex + range.lowerBound) ..< (data.startIndex + range.upperBound)])
             do throws(CassetteError) {
-                _ = try Self.decoding(element, file: file) { try Self.decoder(sideFiles: sideFiles).decode(Interaction.self, from: element) }
+                // An interaction is a piece of the cassette: its errors read as they do in the whole file.
+                _ = try Self.decoding(element, file: file, document: nil) {
+                    try Self.decoder(sideFiles: sideFiles).decode(Interaction.self, from: element)
+                }
                 return nil
             } catch {
                 guard case .content(let inner, let message) = error.kind else { return error }
@@ -71,14 +83,15 @@ public struct CassetteCodec: Sendable {
     }
 
     /// Runs `decode` over `data`, its failure as a ``CassetteError`` naming `file` and the place.
-    private static func decoding<Value>(_ data: Data, file: URL?, _ decode: () throws -> Value) throws(CassetteError) -> Value {
+    private static func decoding<Value>(_ data: Data, file: URL?, document: JSONDocumentKind?,
+                                        _ decode: () throws -> Value) throws(CassetteError) -> Value {
         do {
             return try decode()
         } catch var error as CassetteError {
             error.file = file?.path
             throw error
         } catch let error as DecodingError {
-            throw CassetteError(file: file?.path, kind: Self.kind(of: error, in: data))
+            throw CassetteError(file: file?.path, kind: Self.kind(of: error, in: data, document: document))
         } catch {
             throw CassetteError(file: file?.path, kind: .io("\(error)"))
         }
@@ -149,19 +162,25 @@ public struct CassetteCodec: Sendable {
 
     // MARK: Errors
 
-    /// What a decoding failure of `data` says, for users: the place and the problem, or the line and
-    /// column of a JSON syntax error.
-    package static func kind(of error: DecodingError, in data: Data) -> CassetteError.Kind {
+    /// What a decoding failure of `data`, a `document`, says, for users: the place and the problem
+    /// in the project's words (``DecodingMessage``), or the line and column of a JSON syntax error.
+    /// The one rule for every JSON file Tapedeck reads: cassettes, stubs, HAR files, journals. A nil
+    /// `document` is a piece of a larger one (an interaction), whose top level is not named.
+    package static func kind(of error: DecodingError, in data: Data, document: JSONDocumentKind?) -> CassetteError.Kind {
         switch error {
-        case let .typeMismatch(_, context), let .valueNotFound(_, context):
-            return .content(path: path(context.codingPath), message: DecodingMessage.shortened(context.debugDescription))
+        case let .typeMismatch(type, context), let .valueNotFound(type, context):
+            let message = DecodingMessage.mismatch(expected: type, said: context.debugDescription, at: context.codingPath,
+                                                   in: data, document: document)
+            return .content(path: path(context.codingPath), message: message ?? DecodingMessage.shortened(context.debugDescription))
         case let .keyNotFound(key, context):
             return .content(path: path(context.codingPath + [key]), message: "required field is missing")
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty, let syntax = JSONSyntaxLocator.locate(in: data) { return syntax }
-            return .content(path: path(context.codingPath), message: DecodingMessage.shortened(context.debugDescription))
+            let message = DecodingMessage.shortened(context.debugDescription)
+            guard context.codingPath.isEmpty, let document else { return .content(path: path(context.codingPath), message: message) }
+            return .content(path: "", message: "\(document.name): \(message)")
         @unknown default:
-            return .content(path: "", message: "\(error)")
+            return .content(path: "", message: "\(document.map { "\($0.name): " } ?? "")\(error)")
         }
     }
 

@@ -43,7 +43,8 @@ public struct CassetteError: Error, CustomStringConvertible, Sendable, Equatable
         case let .syntax(line, column, message):
             return "\(name):\(line):\(column): invalid JSON: \(message)"
         case let .content(path, message):
-            return "\(name): \(path.isEmpty ? "(top level)" : path): \(message)"
+            // At the top level the message names the document (`stubs file: expected an object ...`).
+            return path.isEmpty ? "\(name): \(message)" : "\(name): \(path): \(message)"
         case .unsupportedVersion(let version):
             return "\(name): cassette format version \(version) is not supported; this release reads version \(Cassette.formatVersion)"
         case .inUse(let process):

@@ -34,6 +34,10 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var index: Int?
     /// The stub that answered, by id, if a stub did.
     package var stub: String?
+    /// That stub's name, if it has one.
+    package var stubName: String?
+    /// The broken connection the stub made instead of answering, if it asked for one.
+    package var fault: StubFault?
 
     /// Creates an entry.
     package init(time: String, method: String, url: String, session: String?, outcome: Outcome,
@@ -54,11 +58,14 @@ extension JournalEntry {
         self.init(time: time, method: request.method, url: request.url, session: session.isEmpty ? nil : session, outcome: outcome)
     }
 
-    /// The entry for a served playback: the interaction's place, or the stub that answered.
+    /// The entry for a served playback: the interaction's place, or the stub that answered (and
+    /// the fault it made, if any).
     package init(played playback: Playback, request: CassetteRequest, session: String) {
         self.init(request: request, session: session, outcome: .played)
         if let stub = playback.stub {
             self.stub = stub.id
+            stubName = stub.name
+            fault = playback.fault
         } else {
             cassette = playback.cassette
             index = playback.index

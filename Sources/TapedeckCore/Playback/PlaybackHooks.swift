@@ -21,8 +21,8 @@ public struct CustomMatchRule: Sendable {
     }
 }
 
-/// Swift code that takes part in playback and recording: custom match rules, and closures that
-/// change an interaction before it is served or before it is written.
+/// Swift code that takes part in playback and recording: custom match rules, closures that
+/// change an interaction before it is served or before it is written, and one told of each written.
 public struct PlaybackHooks: Sendable {
     /// Rules added to the built-in ones.
     public var rules: [CustomMatchRule]
@@ -30,15 +30,20 @@ public struct PlaybackHooks: Sendable {
     public var beforePlayback: (@Sendable (Interaction, CassetteRequest) -> Interaction)?
     /// Changes an interaction before it is redacted and written.
     public var beforeRecord: (@Sendable (Interaction) -> Interaction)?
+    /// Told of each interaction recorded, as it is written (redacted, secrets as placeholders); it
+    /// may run on a server's event loop, so it must return at once (`tapedeck record` prints a line).
+    public var afterRecord: (@Sendable (Interaction) -> Void)?
     /// The current time, for expiry; tests fix it.
     public var now: @Sendable () -> Date
 
     /// Creates hooks; none by default.
     public init(rules: [CustomMatchRule] = [], beforePlayback: (@Sendable (Interaction, CassetteRequest) -> Interaction)? = nil,
-                beforeRecord: (@Sendable (Interaction) -> Interaction)? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+                beforeRecord: (@Sendable (Interaction) -> Interaction)? = nil, afterRecord: (@Sendable (Interaction) -> Void)? = nil,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.rules = rules
         self.beforePlayback = beforePlayback
         self.beforeRecord = beforeRecord
+        self.afterRecord = afterRecord
         self.now = now
     }
 }

@@ -110,10 +110,12 @@ package final class Player: Sendable {
                 ? matcher.nearMisses(for: request)
                 : matched.prefix(3).map { ($0, failedCustomRules(matched: $0, request)) }
             var unmatched = diagnosis(for: request, reason: .noMatch, nearest: nearest)
-            unmatched.nearestStubs = stubs.nearMisses(for: request, session: session).map {
+            let nearestStubs = stubs.nearMisses(for: request, session: session).map {
                 MatchDiagnosis.StubNearMiss(id: $0.stub.id, name: $0.stub.name, failedField: $0.failure.field,
                                             difference: $0.failure.difference)
             }
+            unmatched.nearestStubs = nearestStubs
+            unmatched.hint = Self.missHint(hasRecordings: !interactions.isEmpty, nearestStubs: nearestStubs)
             return .unmatched(unmatched)
         }
         return play(request, as: incoming, among: candidates, session: session)
@@ -281,6 +283,24 @@ package final class Player: Sendable {
             return "Record it with mode new-episodes (TAPEDECK_MODE=new-episodes, or `tapedeck record`), or relax matching with the ignore options."
         }
     }
+
+    /// What to do about a request nothing matched, by what the player serves: recording only
+    /// helps where there are recordings; with only stubs, the nearest stub says what to fix.
+    private static func missHint(hasRecordings: Bool, nearestStubs: [MatchDiagnosis.StubNearMiss]) -> String {
+        switch (hasRecordings, nearestStubs.first) {
+        case (true, nil):
+            return hint(for: .noMatch)
+        case (true, .some):
+            return "Record it with mode new-episodes (TAPEDECK_MODE=new-episodes, or `tapedeck record`), add a stub for it, "
+                + "or relax matching with the ignore options."
+        case (false, let nearest?):
+            return "No stub matches this request: the nearest, \(Stub.naming(id: nearest.id, name: nearest.name)) failed on "
+                + "\(nearest.failedField); add a stub for it or fix the request."
+        case (false, nil):
+            return "The cassettes hold no interactions and there are no stubs: record some (mode new-episodes, or `tapedeck record`) "
+                + "or add stubs."
+        }
+    }
 }
 
 /// The outcome of serving one request.
@@ -332,6 +352,11 @@ package final class Playback: Sendable {
         self.stub = stub
         self.fault = fault
         self.conversation = conversation
+    }
+
+    /// Where the answer came from, for log lines: `interaction 3 of users.json`, or `stub "flaky" (stub-4)`.
+    package var source: String {
+        stub.map { Stub.naming(id: $0.id, name: $0.name) } ?? "interaction \(index) of \(cassette)"
     }
 
     /// A stub that answered a request.

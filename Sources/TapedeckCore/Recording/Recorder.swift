@@ -27,6 +27,7 @@ package final class Recorder: Sendable {
     private let secrets: Secrets
     private let expiryPolicy: ExpiryPolicy
     private let beforeRecord: (@Sendable (Interaction) -> Interaction)?
+    private let afterRecord: (@Sendable (Interaction) -> Void)?
     private let writer: CassetteWriter?
     /// Held while this recorder may write the cassette, so that no other records it meanwhile.
     private let lock: CassetteLock?
@@ -42,7 +43,8 @@ package final class Recorder: Sendable {
     ///   - flushDelay: how long saves are coalesced; the file is never further behind than this.
     ///   - keepsSpareFile: save by appending to a spare copy kept beside the cassette, so a long
     ///     recording costs linear time (see ``finish()``); otherwise each save writes the whole file.
-    ///   - hooks: custom match rules and `beforePlayback` for what is replayed, `beforeRecord` for what is written.
+    ///   - hooks: custom match rules and `beforePlayback` for what is replayed, `beforeRecord` for what is
+    ///     written, `afterRecord` told of each interaction written.
     ///   - stubs: stubs given in code, consulted after the cassette's own when no recording
     ///     matches: a stub wins over the network.
     ///   - onSaveError: called from the background saver when a save fails (disk full, say).
@@ -70,6 +72,7 @@ package final class Recorder: Sendable {
         self.secrets = playback.secrets
         self.expiryPolicy = playback.expiry.policy
         self.beforeRecord = hooks.beforeRecord
+        self.afterRecord = hooks.afterRecord
         self.player = Player(cassette: existing ?? Cassette(), name: file.path, options: playback, hooks: hooks, stubs: stubs)
         recordedMethodsAndPaths = Set(player.interactions.map { RecordedChat.key(method: $0.request.method, path: $0.request.target.path) })
         let meta = mode == .all ? .now() : existing?.meta ?? .now()
@@ -156,6 +159,7 @@ package final class Recorder: Sendable {
         clean.response.trailers = clean.response.trailers?.asTrailers(of: clean.response.headers)
         clean.response.headers.removeHopByHop()
         writer.append(clean)
+        afterRecord?(clean)
         return clean
     }
 

@@ -59,6 +59,11 @@ public struct Stub: Sendable {
 
     /// How the stub is named in diagnoses and journals.
     public var label: String { name ?? id }
+
+    /// How messages name a stub: `stub "flaky" (stub-4)`, or `stub stub-4` when it has no name.
+    package static func naming(id: String, name: String?) -> String {
+        "stub " + (name.map { "\($0.debugDescription) (\(id))" } ?? id)
+    }
 }
 
 /// A scenario step: the stub applies while scenario `name` is in `state` (every scenario starts in
@@ -95,6 +100,9 @@ public enum StubFault: String, Sendable, Hashable, Codable, CaseIterable {
     case rstStream = "rst-stream"
     /// On HTTP/2, end the connection (`GOAWAY`, `INTERNAL_ERROR`, then close); on HTTP/1.1, as `reset`.
     case goaway
+
+    /// Whether the client gets the answer's head (its status) before the break: only with `truncate`.
+    package var sendsHead: Bool { self == .truncate }
 }
 
 /// What a stub answers.

@@ -127,7 +127,7 @@ extension Stub {
             }
             return [try decoder.decode(Stub.self, from: data).with(definition: json)]
         } catch let error as DecodingError {
-            throw CassetteError(file: nil, kind: CassetteCodec.kind(of: error, in: data))
+            throw CassetteError(file: nil, kind: CassetteCodec.kind(of: error, in: data, document: .stubRequest))
         } catch {
             throw CassetteError(file: nil, kind: .io("\(error)"))
         }

@@ -195,10 +195,9 @@ public final class StubSet: Sendable {
     /// The answer of a stub that could not be served (its templates did not expand, or its computed
     /// status cannot answer): 500, naming the stub and why, with `Tapedeck-Error: tag`.
     private static func notServed(_ stub: Stub, because reason: String, tag: String) -> StubResponse {
-        let name = stub.name.map { "\"\($0)\" (\(stub.id))" } ?? stub.id
-        return StubResponse(status: 500,
-                            headers: ["Content-Type": "text/plain; charset=utf-8", "Tapedeck-Error": tag],
-                            body: Body(text: "stub \(name) was not served: \(reason)\n"))
+        StubResponse(status: 500,
+                     headers: ["Content-Type": "text/plain; charset=utf-8", "Tapedeck-Error": tag],
+                     body: Body(text: "\(Stub.naming(id: stub.id, name: stub.name)) was not served: \(reason)\n"))
     }
 
     /// The nearest stubs for a request that none answers, each with the pattern field it failed:

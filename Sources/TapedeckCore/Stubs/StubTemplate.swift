@@ -5,6 +5,9 @@ import Foundation
 /// `{{query.NAME}}`, `{{header.NAME}}`, `{{form.NAME}}`, `{{json.PATH}}` (a JSON path into the request
 /// body), `{{method}}`, `{{url}}`, `{{uuid}}` and `{{now}}`. An expression it does not know is left as written.
 ///
+/// A value the request lacks (`{{query.expand}}` without `?expand=`) fails the answer, naming the
+/// expression, unless the expression gives a default: `{{query.expand | default: "none"}}`.
+///
 /// What a template may make is bounded: the whole expansion stops past `limit` bytes (a small
 /// template repeating `{{json.a}}` over a large request must not answer hundreds of MB), the
 /// request body is parsed as JSON once whatever the number of `{{json.…}}`, and an expanded header
@@ -69,8 +72,8 @@ struct StubTemplate {
         }
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
             try append(rest[..<open.lowerBound])
-            let expression = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            try append(value(of: expression, in: context) ?? "{{\(expression)}}")
+            let expression = TemplateExpression(parsing: rest[open.upperBound..<close.lowerBound])
+            try append(try value(of: expression, in: context) ?? String(rest[open.lowerBound..<close.upperBound]))
             rest = rest[close.upperBound...]
         }
         try append(rest)
@@ -79,14 +82,37 @@ struct StubTemplate {
     }
 
     /// The expressions a text uses, for lint.
-    static func expressions(in text: String) -> [String] {
-        var found: [String] = []
+    static func expressions(in text: String) -> [TemplateExpression] {
+        var found: [TemplateExpression] = []
         var rest = text[...]
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
-            found.append(rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces))
+            found.append(TemplateExpression(parsing: rest[open.upperBound..<close.lowerBound]))
             rest = rest[close.upperBound...]
         }
         return found
+    }
+
+    /// The texts of a response that ``expand(_:in:limit:)`` expands: header values, a text body or
+    /// a JSON body's string values, and the server's text messages of a WebSocket conversation.
+    static func templatedTexts(of response: StubResponse) -> [String] {
+        func strings(in value: JSONValue) -> [String] {
+            switch value {
+            case .string(let text): [text]
+            case .array(let items): items.flatMap(strings)
+            case .object(let members): members.values.flatMap(strings)
+            default: []
+            }
+        }
+        var texts = response.headers.map(\.value)
+        if response.body.style == .json, let value = JSONValue(parsing: response.body.data) {
+            texts += strings(in: value)
+        } else if let text = response.body.text {
+            texts.append(text)
+        }
+        for message in response.websocket ?? [] where message.from == .server {
+            if case .text(let text) = message.content { texts.append(text) }
+        }
+        return texts
     }
 
     private static func expandStrings(in value: JSONValue, context: Context, budget: inout OutputBudget) throws(StubTemplateError) -> JSONValue {
@@ -106,33 +132,59 @@ struct StubTemplate {
         }
     }
 
-    private static func value(of expression: String, in context: Context) -> String? {
+    /// The text of an expression: its value in the request, else its default; nil for an
+    /// expression the template does not know (sent as written).
+    private static func value(of expression: TemplateExpression, in context: Context) throws(StubTemplateError) -> String? {
+        guard expression.isKnown else { return nil }
+        if let filter = expression.badFilter { throw .badFilter(source: expression.source, filter: filter) }
+        switch lookUp(expression, in: context) {
+        case .found(let value):
+            return value
+        case .missing(let reason):
+            guard let fallback = expression.fallback else { throw .missingValue(source: expression.source, reason: reason) }
+            return fallback
+        }
+    }
+
+    /// What a known expression finds in the request.
+    private enum Lookup {
+        case found(String)
+        /// The request lacks it, for this reason.
+        case missing(String)
+    }
+
+    private static func lookUp(_ expression: TemplateExpression, in context: Context) -> Lookup {
         let request = context.request.request
-        switch expression {
-        case "method": return request.method
-        case "url": return request.url
-        case "uuid": return context.uuid()
-        case "now": return context.now()
+        switch expression.source {
+        case "method": return .found(request.method)
+        case "url": return .found(request.url)
+        case "uuid": return .found(context.uuid())
+        case "now": return .found(context.now())
         default: break
         }
-        guard let dot = expression.firstIndex(of: ".") else { return nil }
-        let (kind, name) = (expression[..<dot], String(expression[expression.index(after: dot)...]))
+        guard let (kind, name) = expression.capture else { return .missing("it is not a value the template knows") }
+        func found(_ value: String?, else reason: @autoclosure () -> String) -> Lookup {
+            value.map(Lookup.found) ?? .missing(reason())
+        }
         switch kind {
         case "path":
-            return context.request.captures[name]
+            return found(context.request.captures[name], else: "the request pattern captured no \(name.debugDescription)")
         case "query":
-            return FormURLEncoding.pairs(Substring(request.target.query ?? "")).first { $0.name == name }?.value
+            return found(FormURLEncoding.pairs(Substring(request.target.query ?? "")).first { $0.name == name }?.value,
+                         else: "the request has no query parameter \(name.debugDescription)")
         case "header":
-            return request.headers[name]
+            return found(request.headers[name], else: "the request has no header \(name.debugDescription)")
         case "form":
-            guard request.body.isReadableWhole else { return nil }
-            return FormURLEncoding.pairs(Substring(request.body.text ?? "")).first { $0.name == name }?.value
-        case "json":
-            guard let body = context.json,
-                  let path = try? JSONPath(name.hasPrefix("$") ? name : "$.\(name)") else { return nil }
-            return path.values(in: body).first.map(plainText)
+            guard request.body.isReadableWhole else { return .missing("the request body is too large to read whole") }
+            return found(FormURLEncoding.pairs(Substring(request.body.text ?? "")).first { $0.name == name }?.value,
+                         else: "the request has no form field \(name.debugDescription)")
         default:
-            return nil
+            guard let path = try? JSONPath(name.hasPrefix("$") ? name : "$.\(name)") else {
+                return .missing("\(name.debugDescription) is not a JSON path")
+            }
+            guard request.body.isReadableWhole else { return .missing("the request body is too large to read whole") }
+            guard let body = context.json else { return .missing("the request body is not JSON") }
+            return found(path.values(in: body).first.map(plainText), else: "the request body has no value at \(path)")
         }
     }
 
@@ -149,11 +201,19 @@ public enum StubTemplateError: Error, Sendable, Equatable, CustomStringConvertib
     case outputTooLarge(limit: Int)
     /// An expanded header value holds CR, LF or NUL.
     case unsafeHeader(name: String)
+    /// The request lacks the value an expression without a default reads (`source` is `query.expand`).
+    case missingValue(source: String, reason: String)
+    /// An expression's filter is not `default: "TEXT"`.
+    case badFilter(source: String, filter: String)
 
     public var description: String {
         switch self {
         case .outputTooLarge(let limit): "its templates expand past \(limit) bytes (--max-template-output)"
         case .unsafeHeader(let name): "header \(name.debugDescription) expands to a value with CR, LF or NUL, which would split the answer"
+        case let .missingValue(source, reason):
+            "{{\(source)}} has no value: \(reason); give it a default ({{\(source) | default: \"…\"}}) or require it in the request pattern"
+        case let .badFilter(source, filter):
+            "{{\(source)}} has the filter \(filter.debugDescription); the only filter is default: \"TEXT\""
         }
     }
 }

@@ -12,7 +12,7 @@ package enum AdminAPIDocument {
     "title": "Tapedeck admin API",
     "version": "1",
     "summary": "The /__tapedeck/ endpoints of the replay server and the recording proxy.",
-    "description": "Served by `tapedeck replay` and `tapedeck record` on their own port, under /__tapedeck/ (off with --no-admin, which serves such paths like any other request). Every path answers only the server's own pages and tools: the admin guard refuses with 403 a Host that is not the server's own, an Origin of another site and OPTIONS, and with 415 a POST (to reset, stubs or verify) without Content-Type: application/json; those refusals are text with Tapedeck-Error: admin-refused. Under --proxy-auth every path asks for the credentials with 401. A path that exists answers a method it does not take with 405 and Allow, and a path that does not exist answers 404: what each path answers to other methods is its `x-tapedeck-other-methods`, and what an unknown path answers is `x-tapedeck-unknown-path` (both maps of status to response, as an operation's responses). Every GET also answers HEAD. Before any path is read, a request HTTP itself refuses is answered 400 (malformed), 413 (a body over --max-body), 431 (headers over the limit) or 501 (a transfer coding other than chunked). JSON answers are pretty-printed with sorted keys and end with a newline; absent optional members are left out, not null.",
+    "description": "Served by `tapedeck replay` and `tapedeck record` on their own port, under /__tapedeck/ (off with --no-admin, which serves such paths like any other request). Every path answers only the server's own pages and tools: the admin guard refuses with 403 a Host that is not the server's own, an Origin of another site and OPTIONS, and with 415 a POST (to reset, stubs or verify) without Content-Type: application/json; those refusals are text with Tapedeck-Error: admin-refused. Under --proxy-auth every path asks for the credentials with 401. A path that exists answers a method it does not take with 405 and Allow, and a path that does not exist answers 404: what each path answers to other methods is its `x-tapedeck-other-methods`, and what an unknown path answers is `x-tapedeck-unknown-path` (both maps of status to response, as an operation's responses; every path's is the same, a `$ref` to `#/components/x-tapedeck-other-methods`). Every GET also answers HEAD. Before any path is read, a request HTTP itself refuses is answered 400 (malformed), 413 (a body over --max-body), 431 (headers over the limit) or 501 (a transfer coding other than chunked). JSON answers are pretty-printed with sorted keys and end with a newline; absent optional members are left out, not null.",
     "license": {
       "name": "Apache-2.0",
       "identifier": "Apache-2.0"
@@ -40,7 +40,8 @@ package enum AdminAPIDocument {
   ],
   "x-tapedeck-unknown-path": {
     "404": {
-      "$ref": "#/components/responses/UnknownPath"
+      "$ref": "#/components/responses/PlainText",
+      "description": "No admin endpoint has this path; the body names the ones there are. A guard refusal (403) comes first."
     },
     "401": {
       "$ref": "#/components/responses/ProxyAuthRequired"
@@ -78,15 +79,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/journal": {
@@ -117,15 +110,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/unmatched": {
@@ -156,15 +141,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/reset": {
@@ -210,15 +187,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/stubs": {
@@ -298,14 +267,8 @@ package enum AdminAPIDocument {
             }
           },
           "400": {
-            "description": "The body is not a stub or a list of stubs; the error names the JSON path of the field at fault.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Error",
+            "description": "The body is not a stub or a list of stubs; the error names the JSON path of the field at fault."
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -348,15 +311,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/stubs/{id}": {
@@ -389,14 +344,8 @@ package enum AdminAPIDocument {
             }
           },
           "404": {
-            "description": "No stub has this id.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Error",
+            "description": "No stub has this id."
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -407,15 +356,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/verify": {
@@ -453,14 +394,8 @@ package enum AdminAPIDocument {
             }
           },
           "400": {
-            "description": "The body is not a request pattern.",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Error",
+            "description": "The body is not a request pattern."
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -477,15 +412,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/exchanges": {
@@ -525,15 +452,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/exchanges/{id}": {
@@ -567,14 +486,8 @@ package enum AdminAPIDocument {
             }
           },
           "404": {
-            "description": "No exchange with this id is kept (an id that is not a number, or one dropped as newer ones came).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "$ref": "#/components/schemas/Error"
-                }
-              }
-            }
+            "$ref": "#/components/responses/Error",
+            "description": "No exchange with this id is kept (an id that is not a number, or one dropped as newer ones came)."
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -585,15 +498,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/cassettes": {
@@ -624,15 +529,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/events": {
@@ -656,14 +553,8 @@ package enum AdminAPIDocument {
             }
           },
           "503": {
-            "description": "Too many pages listen at once (32).",
-            "content": {
-              "text/plain; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/PlainText",
+            "description": "Too many pages listen at once (32)."
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -674,15 +565,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/ui": {
@@ -695,22 +578,7 @@ package enum AdminAPIDocument {
         "description": "The inspector page, shipped in the binary. It loads nothing from elsewhere (Content-Security-Policy) and is not cached. HEAD answers the same head.",
         "responses": {
           "200": {
-            "description": "The inspector page",
-            "headers": {
-              "Content-Security-Policy": {
-                "required": true,
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "text/html; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/InspectorPage"
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -721,15 +589,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/ui/": {
@@ -742,22 +602,8 @@ package enum AdminAPIDocument {
         "description": "The inspector page (with a final slash), shipped in the binary. It loads nothing from elsewhere (Content-Security-Policy) and is not cached. HEAD answers the same head.",
         "responses": {
           "200": {
-            "description": "The inspector page (with a final slash)",
-            "headers": {
-              "Content-Security-Policy": {
-                "required": true,
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "text/html; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/InspectorPage",
+            "description": "The inspector page (with a final slash)"
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -768,15 +614,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/ui/style.css": {
@@ -789,22 +627,7 @@ package enum AdminAPIDocument {
         "description": "The inspector page's style sheet, shipped in the binary. It loads nothing from elsewhere (Content-Security-Policy) and is not cached. HEAD answers the same head.",
         "responses": {
           "200": {
-            "description": "The inspector page's style sheet",
-            "headers": {
-              "Content-Security-Policy": {
-                "required": true,
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "text/css; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/InspectorStyle"
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -815,15 +638,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/ui/app.js": {
@@ -836,22 +651,7 @@ package enum AdminAPIDocument {
         "description": "The inspector page's script, shipped in the binary. It loads nothing from elsewhere (Content-Security-Policy) and is not cached. HEAD answers the same head.",
         "responses": {
           "200": {
-            "description": "The inspector page's script",
-            "headers": {
-              "Content-Security-Policy": {
-                "required": true,
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "text/javascript; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/InspectorScript"
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -862,15 +662,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/ui/live.js": {
@@ -883,22 +675,8 @@ package enum AdminAPIDocument {
         "description": "The inspector page's live-update worker, shipped in the binary. It loads nothing from elsewhere (Content-Security-Policy) and is not cached. HEAD answers the same head.",
         "responses": {
           "200": {
-            "description": "The inspector page's live-update worker",
-            "headers": {
-              "Content-Security-Policy": {
-                "required": true,
-                "schema": {
-                  "type": "string"
-                }
-              }
-            },
-            "content": {
-              "text/javascript; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/InspectorScript",
+            "description": "The inspector page's live-update worker"
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -909,15 +687,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/ca.pem": {
@@ -941,14 +711,8 @@ package enum AdminAPIDocument {
             }
           },
           "500": {
-            "description": "The CA could not be read or made (its folder is not writable, say).",
-            "content": {
-              "text/plain; charset=utf-8": {
-                "schema": {
-                  "type": "string"
-                }
-              }
-            }
+            "$ref": "#/components/responses/PlainText",
+            "description": "The CA could not be read or made (its folder is not writable, say)."
           },
           "401": {
             "$ref": "#/components/responses/ProxyAuthRequired"
@@ -959,15 +723,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     },
     "/__tapedeck/openapi.json": {
@@ -998,15 +754,7 @@ package enum AdminAPIDocument {
         }
       },
       "x-tapedeck-other-methods": {
-        "405": {
-          "$ref": "#/components/responses/MethodNotAllowed"
-        },
-        "401": {
-          "$ref": "#/components/responses/ProxyAuthRequired"
-        },
-        "403": {
-          "$ref": "#/components/responses/AdminRefused"
-        }
+        "$ref": "#/components/x-tapedeck-other-methods"
       }
     }
   },
@@ -1049,13 +797,7 @@ package enum AdminAPIDocument {
             "minimum": 0
           },
           "mode": {
-            "description": "`replay` for the replay server, the recording mode for the recording proxy.",
-            "enum": [
-              "replay",
-              "once",
-              "new-episodes",
-              "all"
-            ]
+            "$ref": "#/components/schemas/Mode"
           },
           "status": {
             "description": "Always ok when the server answers.",
@@ -1063,6 +805,15 @@ package enum AdminAPIDocument {
           }
         },
         "additionalProperties": false
+      },
+      "Mode": {
+        "description": "`replay` for the replay server, the recording mode for the recording proxy.",
+        "enum": [
+          "replay",
+          "once",
+          "new-episodes",
+          "all"
+        ]
       },
       "JournalEntry": {
         "title": "Journal entry",
@@ -1074,10 +825,20 @@ package enum AdminAPIDocument {
           "time",
           "url"
         ],
+        "$ref": "#/components/schemas/JournalEntryMembers",
+        "unevaluatedProperties": false
+      },
+      "JournalEntryMembers": {
+        "title": "Journal entry members",
+        "description": "The members of a journal entry, which an exchange's summary and an opened exchange also have. Open: each schema that uses it closes it with unevaluatedProperties.",
         "properties": {
           "cassette": {
             "description": "The cassette of the interaction served, if one was.",
             "type": "string"
+          },
+          "fault": {
+            "description": "The fault the stub made instead of answering (reset, empty, malformed, rst-stream, goaway: no status was sent; truncate: the head and half the body were), if it asked for one.",
+            "$ref": "#/components/schemas/Fault"
           },
           "index": {
             "description": "The interaction's position in that cassette, from 0.",
@@ -1106,6 +867,10 @@ package enum AdminAPIDocument {
             "description": "The id of the stub that answered, if a stub did.",
             "type": "string"
           },
+          "stubName": {
+            "description": "The name of the stub that answered, if it has one.",
+            "type": "string"
+          },
           "time": {
             "description": "When it arrived, ISO 8601 in UTC with milliseconds.",
             "type": "string"
@@ -1114,8 +879,17 @@ package enum AdminAPIDocument {
             "description": "The URL as received, query values named by --redact-query shown redacted.",
             "type": "string"
           }
-        },
-        "additionalProperties": false
+        }
+      },
+      "Fault": {
+        "enum": [
+          "reset",
+          "empty",
+          "truncate",
+          "malformed",
+          "rst-stream",
+          "goaway"
+        ]
       },
       "Journal": {
         "title": "Journal",
@@ -1438,6 +1212,11 @@ package enum AdminAPIDocument {
           }
         }
       },
+      "Base64": {
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+        "description": "Standard base64 (RFC 4648 section 4), with padding, no line breaks."
+      },
       "GRPCMessage": {
         "title": "gRPC message",
         "description": "One length-prefixed gRPC message. Other members are ignored.",
@@ -1455,9 +1234,7 @@ package enum AdminAPIDocument {
             "minimum": 0
           },
           "base64": {
-            "type": "string",
-            "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
-            "description": "Standard base64 (RFC 4648 section 4), with padding, no line breaks."
+            "$ref": "#/components/schemas/Base64"
           },
           "compressed": {
             "description": "Whether the wire's compressed flag is set.",
@@ -1474,9 +1251,7 @@ package enum AdminAPIDocument {
         "type": "object",
         "properties": {
           "base64": {
-            "type": "string",
-            "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
-            "description": "Standard base64 (RFC 4648 section 4), with padding, no line breaks."
+            "$ref": "#/components/schemas/Base64"
           },
           "encoded": {
             "type": [
@@ -1565,9 +1340,7 @@ package enum AdminAPIDocument {
             "minimum": 0
           },
           "base64": {
-            "type": "string",
-            "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
-            "description": "Standard base64 (RFC 4648 section 4), with padding, no line breaks."
+            "$ref": "#/components/schemas/Base64"
           },
           "close": {
             "description": "A close frame's code (RFC 6455 section 7.4), or null for none.",
@@ -1593,10 +1366,7 @@ package enum AdminAPIDocument {
             ]
           },
           "from": {
-            "enum": [
-              "client",
-              "server"
-            ]
+            "$ref": "#/components/schemas/WebSocketSide"
           },
           "reason": {
             "description": "A close frame's reason, at most 123 bytes of UTF-8 (read only beside close).",
@@ -1610,6 +1380,15 @@ package enum AdminAPIDocument {
             "type": "string"
           }
         },
+        "$ref": "#/components/schemas/WebSocketPayload"
+      },
+      "WebSocketSide": {
+        "enum": [
+          "client",
+          "server"
+        ]
+      },
+      "WebSocketPayload": {
         "oneOf": [
           {
             "required": [
@@ -1650,14 +1429,7 @@ package enum AdminAPIDocument {
             "anyOf": [
               {
                 "description": "Break the connection instead of answering.",
-                "enum": [
-                  "reset",
-                  "empty",
-                  "truncate",
-                  "malformed",
-                  "rst-stream",
-                  "goaway"
-                ]
+                "$ref": "#/components/schemas/Fault"
               },
               {
                 "type": "null"
@@ -2020,57 +1792,24 @@ package enum AdminAPIDocument {
           "time",
           "url"
         ],
+        "$ref": "#/components/schemas/ExchangeSummaryMembers",
+        "unevaluatedProperties": false
+      },
+      "ExchangeSummaryMembers": {
+        "title": "Exchange summary members",
+        "description": "A journal entry's members with an exchange's id and status, which an opened exchange also has. Open, as JournalEntryMembers.",
+        "$ref": "#/components/schemas/JournalEntryMembers",
         "properties": {
-          "cassette": {
-            "description": "The cassette of the interaction served, if one was.",
-            "type": "string"
-          },
           "id": {
             "description": "Its id in GET /__tapedeck/exchanges/{id}, increasing from 1.",
             "type": "integer",
             "minimum": 1
           },
-          "index": {
-            "description": "The interaction's position in that cassette, from 0.",
-            "type": "integer",
-            "minimum": 0
-          },
-          "method": {
-            "description": "The request's method.",
-            "type": "string"
-          },
-          "outcome": {
-            "description": "How it was answered: played (a recording or a stub), unmatched, exhausted, recorded (the recording proxy forwarded and recorded it) or forwarded (passed on unrecorded; the inspector's list only).",
-            "enum": [
-              "played",
-              "unmatched",
-              "exhausted",
-              "recorded",
-              "forwarded"
-            ]
-          },
-          "session": {
-            "description": "Its Tapedeck-Session, if it had one.",
-            "type": "string"
-          },
           "status": {
-            "description": "The status answered, when there was an answer.",
+            "description": "The status answered, when one was sent (a stub's fault sends none, but truncate).",
             "type": "integer"
-          },
-          "stub": {
-            "description": "The id of the stub that answered, if a stub did.",
-            "type": "string"
-          },
-          "time": {
-            "description": "When it arrived, ISO 8601 in UTC with milliseconds.",
-            "type": "string"
-          },
-          "url": {
-            "description": "The URL as received, query values named by --redact-query shown redacted.",
-            "type": "string"
           }
-        },
-        "additionalProperties": false
+        }
       },
       "ExchangeList": {
         "title": "Exchange list",
@@ -2176,17 +1915,7 @@ package enum AdminAPIDocument {
             "description": "The headers in order, each [name, value].",
             "type": "array",
             "items": {
-              "type": "array",
-              "prefixItems": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "string"
-                }
-              ],
-              "items": false,
-              "minItems": 2
+              "$ref": "#/components/schemas/HeaderField"
             }
           },
           "status": {
@@ -2197,21 +1926,24 @@ package enum AdminAPIDocument {
             "description": "The trailing headers in order, for a response that had them.",
             "type": "array",
             "items": {
-              "type": "array",
-              "prefixItems": [
-                {
-                  "type": "string"
-                },
-                {
-                  "type": "string"
-                }
-              ],
-              "items": false,
-              "minItems": 2
+              "$ref": "#/components/schemas/HeaderField"
             }
           }
         },
         "additionalProperties": false
+      },
+      "HeaderField": {
+        "type": "array",
+        "prefixItems": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "string"
+          }
+        ],
+        "items": false,
+        "minItems": 2
       },
       "RecordedWebSocketMessage": {
         "title": "Recorded WebSocket message",
@@ -2236,10 +1968,7 @@ package enum AdminAPIDocument {
             ]
           },
           "from": {
-            "enum": [
-              "client",
-              "server"
-            ]
+            "$ref": "#/components/schemas/WebSocketSide"
           },
           "reason": {
             "type": "string"
@@ -2248,23 +1977,7 @@ package enum AdminAPIDocument {
             "type": "string"
           }
         },
-        "oneOf": [
-          {
-            "required": [
-              "text"
-            ]
-          },
-          {
-            "required": [
-              "base64"
-            ]
-          },
-          {
-            "required": [
-              "close"
-            ]
-          }
-        ]
+        "$ref": "#/components/schemas/WebSocketPayload"
       },
       "InspectedConversation": {
         "title": "Inspected conversation",
@@ -2305,27 +2018,10 @@ package enum AdminAPIDocument {
           "time",
           "url"
         ],
+        "$ref": "#/components/schemas/ExchangeSummaryMembers",
         "properties": {
-          "cassette": {
-            "description": "The cassette of the interaction served, if one was.",
-            "type": "string"
-          },
           "diagnosis": {
             "$ref": "#/components/schemas/MatchDiagnosis"
-          },
-          "id": {
-            "description": "Its id in GET /__tapedeck/exchanges/{id}, increasing from 1.",
-            "type": "integer",
-            "minimum": 1
-          },
-          "index": {
-            "description": "The interaction's position in that cassette, from 0.",
-            "type": "integer",
-            "minimum": 0
-          },
-          "method": {
-            "description": "The request's method.",
-            "type": "string"
           },
           "nearestRequests": {
             "description": "The recorded requests of the diagnosis's nearest candidates, in its order; null where the recording is no longer at hand.",
@@ -2341,47 +2037,17 @@ package enum AdminAPIDocument {
               ]
             }
           },
-          "outcome": {
-            "description": "How it was answered: played (a recording or a stub), unmatched, exhausted, recorded (the recording proxy forwarded and recorded it) or forwarded (passed on unrecorded; the inspector's list only).",
-            "enum": [
-              "played",
-              "unmatched",
-              "exhausted",
-              "recorded",
-              "forwarded"
-            ]
-          },
           "request": {
             "$ref": "#/components/schemas/InspectedMessage"
           },
           "response": {
             "$ref": "#/components/schemas/InspectedMessage"
           },
-          "session": {
-            "description": "Its Tapedeck-Session, if it had one.",
-            "type": "string"
-          },
-          "status": {
-            "description": "The status answered, when there was an answer.",
-            "type": "integer"
-          },
-          "stub": {
-            "description": "The id of the stub that answered, if a stub did.",
-            "type": "string"
-          },
-          "time": {
-            "description": "When it arrived, ISO 8601 in UTC with milliseconds.",
-            "type": "string"
-          },
-          "url": {
-            "description": "The URL as received, query values named by --redact-query shown redacted.",
-            "type": "string"
-          },
           "websocket": {
             "$ref": "#/components/schemas/InspectedConversation"
           }
         },
-        "additionalProperties": false
+        "unevaluatedProperties": false
       },
       "CassetteOverview": {
         "title": "Cassette overview",
@@ -2451,13 +2117,7 @@ package enum AdminAPIDocument {
             }
           },
           "mode": {
-            "description": "`replay` for the replay server, the recording mode for the recording proxy.",
-            "enum": [
-              "replay",
-              "once",
-              "new-episodes",
-              "all"
-            ]
+            "$ref": "#/components/schemas/Mode"
           },
           "recordedThisRun": {
             "description": "How many interactions the recording proxy recorded in this run (absent for the replay server).",
@@ -2507,20 +2167,8 @@ package enum AdminAPIDocument {
         }
       },
       "UnsupportedMediaType": {
-        "description": "Refused by the admin guard: a POST must say Content-Type: application/json, which a form or a page on another site cannot send without asking. Nothing is changed.",
-        "headers": {
-          "Tapedeck-Error": {
-            "$ref": "#/components/headers/AdminRefused"
-          }
-        },
-        "content": {
-          "text/plain; charset=utf-8": {
-            "schema": {
-              "type": "string",
-              "description": "The reason, one line."
-            }
-          }
-        }
+        "$ref": "#/components/responses/AdminRefused",
+        "description": "Refused by the admin guard: a POST must say Content-Type: application/json, which a form or a page on another site cannot send without asking. Nothing is changed."
       },
       "ProxyAuthRequired": {
         "description": "Only under --proxy-auth: the request carried neither Authorization: Basic nor Proxy-Authorization: Basic with the credentials.",
@@ -2586,10 +2234,65 @@ package enum AdminAPIDocument {
           }
         }
       },
-      "UnknownPath": {
-        "description": "No admin endpoint has this path; the body names the ones there are. A guard refusal (403) comes first.",
+      "Error": {
+        "description": "An error, as JSON.",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      },
+      "PlainText": {
+        "description": "A text answer.",
         "content": {
           "text/plain; charset=utf-8": {
+            "schema": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "InspectorPage": {
+        "description": "The inspector page",
+        "headers": {
+          "Content-Security-Policy": {
+            "$ref": "#/components/headers/ContentSecurityPolicy"
+          }
+        },
+        "content": {
+          "text/html; charset=utf-8": {
+            "schema": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "InspectorStyle": {
+        "description": "The inspector page's style sheet",
+        "headers": {
+          "Content-Security-Policy": {
+            "$ref": "#/components/headers/ContentSecurityPolicy"
+          }
+        },
+        "content": {
+          "text/css; charset=utf-8": {
+            "schema": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "InspectorScript": {
+        "description": "The inspector page's script",
+        "headers": {
+          "Content-Security-Policy": {
+            "$ref": "#/components/headers/ContentSecurityPolicy"
+          }
+        },
+        "content": {
+          "text/javascript; charset=utf-8": {
             "schema": {
               "type": "string"
             }
@@ -2604,6 +2307,12 @@ package enum AdminAPIDocument {
         "schema": {
           "const": "admin-refused"
         }
+      },
+      "ContentSecurityPolicy": {
+        "required": true,
+        "schema": {
+          "type": "string"
+        }
       }
     },
     "parameters": {
@@ -2615,6 +2324,17 @@ package enum AdminAPIDocument {
         "schema": {
           "type": "string"
         }
+      }
+    },
+    "x-tapedeck-other-methods": {
+      "405": {
+        "$ref": "#/components/responses/MethodNotAllowed"
+      },
+      "401": {
+        "$ref": "#/components/responses/ProxyAuthRequired"
+      },
+      "403": {
+        "$ref": "#/components/responses/AdminRefused"
       }
     }
   }

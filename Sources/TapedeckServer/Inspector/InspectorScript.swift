@@ -35,19 +35,28 @@ enum InspectorScript {
         return response.json();
       }
 
+      // A stub by its name where it has one: stub "flaky" (stub-4).
+      function stubName(id, name) { return 'stub ' + (name ? '"' + name + '" (' + id + ')' : id); }
+
       function source(x) {
-        if (x.stub) return 'stub ' + x.stub;
+        if (x.stub) return stubName(x.stub, x.stubName);
         if (x.cassette != null) return x.cassette + ' #' + x.index;
         return '';
       }
 
-      function shortSource(x) { return source(x).replace(/^.*\//, ''); }
+      // A cassette without its folder; a stub's name whole.
+      function shortSource(x) { return x.stub ? source(x) : source(x).replace(/^.*\//, ''); }
+
+      // The outcome, or the fault a stub made instead of answering: "fault: reset".
+      function outcome(x) { return x.fault ? 'fault: ' + x.fault : x.outcome; }
+
+      function badge(x) { return el('span', { class: 'badge ' + (x.fault ? 'fault' : x.outcome) }, outcome(x)); }
 
       function shortTime(time) { return time ? time.replace(/^.*T/, '').replace('Z', '') : ''; }
 
       function matchesFilter(x) {
         if (!state.filter) return true;
-        const text = [x.id, x.method, x.url, x.status, x.outcome, source(x), x.session].join(' ').toLowerCase();
+        const text = [x.id, x.method, x.url, x.status, x.outcome, x.fault ? outcome(x) : null, source(x), x.session].join(' ').toLowerCase();
         return state.filter.split(/\s+/).every((word) => text.includes(word));
       }
 
@@ -58,7 +67,7 @@ enum InspectorScript {
         body.replaceChildren(...shown.map((x) => {
           const row = el('tr', { class: x.id === state.selected ? 'selected' : null, 'data-id': x.id, tabindex: '0' },
             el('td', null, x.id), el('td', { class: 'time' }, shortTime(x.time)),
-            el('td', null, el('span', { class: 'badge ' + x.outcome }, x.outcome)), el('td', null, x.method),
+            el('td', null, badge(x)), el('td', null, x.method),
             el('td', { class: 'url' }, x.url), el('td', null, x.status == null ? '' : x.status), el('td', { class: 'url', title: source(x) }, shortSource(x)));
           row.addEventListener('click', () => openExchange(x.id));
           row.addEventListener('keydown', (event) => { if (event.key === 'Enter') openExchange(x.id); });
@@ -100,7 +109,7 @@ enum InspectorScript {
       function renderDetail(x) {
         const facts = [x.status == null ? null : 'status ' + x.status, source(x), x.session ? 'session ' + x.session : null, x.time];
         const parts = [
-          el('h2', null, '#' + x.id + ' ', el('span', { class: 'badge ' + x.outcome }, x.outcome), ' ' + x.method + ' ', el('span', { class: 'url' }, x.url)),
+          el('h2', null, '#' + x.id + ' ', badge(x), ' ' + x.method + ' ', el('span', { class: 'url' }, x.url)),
           el('p', { class: 'meta' }, facts.filter(Boolean).join(' · ')),
         ];
         if (x.diagnosis) parts.push(renderDiagnosis(x));
@@ -145,7 +154,7 @@ enum InspectorScript {
             failures, recorded ? messageTable(miss.method, miss.url, recorded, { rules: miss.failedRules, other: x }) : null));
         });
         (d.nearestStubs || []).forEach((stub) => nearest.append(el('div', { class: 'candidate stub' },
-          el('h5', null, 'stub ' + (stub.name ? '"' + stub.name + '" (' + stub.id + ')' : stub.id)),
+          el('h5', null, stubName(stub.id, stub.name)),
           el('ul', { class: 'failures' }, el('li', null, el('span', { class: 'rule' }, stub.failedField), ' ', difference(stub.difference))))));
         if (!d.nearest.length && !(d.nearestStubs || []).length) {
           nearest.append(el('p', { class: 'muted' }, 'The cassettes hold no interactions and there are no stubs.'));

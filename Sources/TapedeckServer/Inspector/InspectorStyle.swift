@@ -40,7 +40,7 @@ enum InspectorStyle {
     .badge { display: inline-block; font-size: 11.5px; font-weight: 600; padding: 1px 7px; border-radius: 9px; color: #fff; }
     .badge.played { background: var(--played); } .badge.recorded { background: var(--recorded); }
     .badge.unmatched { background: var(--unmatched); } .badge.exhausted { background: var(--exhausted); }
-    .badge.forwarded { background: var(--forwarded); }
+    .badge.forwarded { background: var(--forwarded); } .badge.fault { background: var(--exhausted); }
     .diagnosis { border: 1px solid #fda29b; background: #fffbfa; border-radius: 8px; padding: 10px; margin: 8px 0 12px; }
     .diagnosis h3 { margin-top: 0; color: var(--unmatched); }
     .side-by-side { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 10px; }

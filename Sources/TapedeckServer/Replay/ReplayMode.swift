@@ -16,7 +16,8 @@ package final class ReplayMode: Mode {
     package let answers: PlaybackAnswers
     package let admin: AdminEndpoints
     /// The recorded chats (gRPC calls whose clients waited for answers), by method and path.
-    private let chats: [String: [RecordedChat]]
+    private let recordedChats: [String: [RecordedChat]]
+    package let chats: ChatRunner?
 
     /// The journal of requests.
     package var journal: Journal { answers.journal }
@@ -48,15 +49,16 @@ package final class ReplayMode: Mode {
                       players: { [deck, library] in [deck.player] + (library?.loaded.map(\.player) ?? []) })
         }
         self.admin = admin
-        chats = RecordedChat.index(deck.player.interactions)
+        recordedChats = RecordedChat.index(deck.player.interactions)
+        chats = ChatRunner(deck: deck, answers: answers)
     }
 
     /// A gRPC call on an HTTP/2 stream whose method and path have recorded chats is played as its
-    /// messages come (``GRPCCallReplay``); every other request is decided whole.
+    /// messages come (``ChatRunner``); every other request is decided whole.
     package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? {
-        guard control.cassette == nil, !chats.isEmpty,
-              let candidates = chats[RecordedChat.key(method: request.head.method.rawValue, path: request.path)] else { return nil }
-        return .converse(GRPCCallReplay(candidates: candidates, deck: deck, answers: answers, session: control.session))
+        guard control.cassette == nil, !recordedChats.isEmpty,
+              let candidates = recordedChats[RecordedChat.key(method: request.head.method.rawValue, path: request.path)] else { return nil }
+        return .playChat(candidates, session: control.session)
     }
 
     /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.
@@ -66,7 +68,9 @@ package final class ReplayMode: Mode {
         defer { AllocatorTuning.afterLoading() }
         var cassettes: [(name: String, cassette: Cassette)] = []
         for file in files { cassettes.append((file.relativePath, try codec.load(file))) }
-        let stubs = try stubFiles.flatMap { try codec.load($0).stubs }
+        var stubCodec = codec
+        stubCodec.document = .stubs
+        let stubs = try stubFiles.flatMap { try stubCodec.load($0).stubs }
         return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
     }
 

@@ -40,11 +40,13 @@ package final class PlaybackAnswers: Sendable {
     }
 
     /// Notes a played interaction in the journal and the inspector, warning when it expired;
-    /// returns the inspector's id for it.
+    /// returns the inspector's id for it. A stub's fault is kept with the response only when the
+    /// client gets its head (`truncate`): the others send no status.
     @discardableResult
     func note(_ playback: Playback, for played: CassetteRequest, session: String) -> Int? {
         let entry = JournalEntry(played: playback, request: played, session: session)
-        let id = exchanges?.add(entry, request: played, response: playback.interaction.response, chunks: playback.interaction.chunks)
+        let response = playback.fault.map(\.sendsHead) ?? true ? playback.interaction.response : nil
+        let id = exchanges?.add(entry, request: played, response: response, chunks: response == nil ? nil : playback.interaction.chunks)
         journal.append(entry)
         if playback.isExpired { logger.warning("\(ExpiryOptions.warning(for: playback))") }
         return id
@@ -86,6 +88,6 @@ package final class PlaybackAnswers: Sendable {
     static func departureLine(_ departure: WebSocketConversation.Departure, of playback: Playback, url: String) -> String {
         let received = WebSocketMessage(from: .client, atMs: 0, content: departure.received).summary()
         let expected = departure.expected.map { "message \(departure.index), \($0.summary())" } ?? "the end of the conversation"
-        return "WebSocket \(url) (interaction \(playback.index) of \(playback.cassette)) left the recording: \(received) where it holds \(expected)"
+        return "WebSocket \(url) (\(playback.source)) left the recording: \(received) where it holds \(expected)"
     }
 }

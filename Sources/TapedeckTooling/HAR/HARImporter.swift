@@ -36,7 +36,7 @@ package struct HARImporter: Sendable {
         do {
             document = try JSONDecoder().decode(HARDocument.self, from: data)
         } catch {
-            let (path, message) = DecodingFailure.describe(error, in: data)
+            let (path, message) = DecodingFailure.describe(error, in: data, document: .har)
             throw ToolingError(file: file, kind: .badInput(path: path, message: message))
         }
         return try convert(document, file: file)

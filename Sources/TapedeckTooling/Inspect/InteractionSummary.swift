@@ -33,6 +33,8 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
     package var requestMessages: JSONValue?
     /// A gRPC call's response messages as JSON, when a descriptor set reads them.
     package var responseMessages: JSONValue?
+    /// The WebSocket conversation after the upgrade, when the interaction holds one.
+    package var websocket: ConversationSummary?
 
     /// Summarises an interaction at a position; a gRPC call's messages as JSON with `schema`.
     package init(index: Int, interaction: Interaction, schema: ProtoSchema? = nil) {
@@ -50,6 +52,7 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
         delayMs = interaction.delayMs
         httpVersion = interaction.httpVersion
         trailers = interaction.response.trailers.map { $0.fields.map(\.name) }
+        websocket = interaction.websocket.map(ConversationSummary.init)
         if let schema, GRPCCall.isGRPC(interaction.request) {
             let path = interaction.request.target.path
             requestMessages = schema.json(grpcBody: interaction.request.body.data, path: path, isRequest: true)
@@ -62,7 +65,8 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
         cassette.interactions.enumerated().map { InteractionSummary(index: $0.offset, interaction: $0.element, schema: schema) }
     }
 
-    /// The line `tapedeck inspect` prints, such as `3  POST http://h/upload  200  req 512 B  resp 158 B  json  2.4/8.4 ms`.
+    /// The line `tapedeck inspect` prints, such as `3  POST http://h/upload  200  req 512 B  resp 158 B  json  2.4/8.4 ms`,
+    /// followed by a gRPC call's messages or a WebSocket conversation's, one per line.
     package var line: String {
         var parts = ["\(index)", "\(method) \(url)", "\(status)", "req \(Self.size(requestBytes))", "resp \(Self.size(responseBytes))"]
         if let contentType {
@@ -77,10 +81,14 @@ package struct InteractionSummary: Sendable, Hashable, Codable {
         if let delayMs { parts.append("delay \(Self.milliseconds(delayMs)) ms") }
         if let httpVersion { parts.append("HTTP/\(httpVersion)") }
         if let trailers { parts.append("trailers \(trailers.joined(separator: ","))") }
+        if let websocket {
+            parts.append("websocket \(websocket.messages) message\(websocket.messages == 1 ? "" : "s") \(Self.size(websocket.bytes))")
+        }
         var line = parts.joined(separator: "  ")
         for (label, messages) in [("request ", requestMessages), ("response", responseMessages)] {
             if let messages { line += "\n    \(label) \(String(decoding: messages.compactData, as: UTF8.self))" }
         }
+        for message in websocket?.lines(milliseconds: Self.milliseconds) ?? [] { line += "\n" + message }
         return line
     }
 

@@ -102,6 +102,9 @@ package struct CassetteLinter: Sendable {
             for problem in StubCheck.undefinedCaptures(in: stub) {
                 findings.append(LintFinding(severity: .error, kind: .stub, file: file, place: "stubs[\(index)].response", message: problem))
             }
+            for problem in StubCheck.possiblyAbsentValues(in: stub) {
+                findings.append(LintFinding(severity: .warning, kind: .stub, file: file, place: "stubs[\(index)].response", message: problem))
+            }
         }
         return findings
     }
@@ -153,7 +156,7 @@ package struct CassetteLinter: Sendable {
             place = "line \(line), column \(column)"
             message = "invalid JSON: \(text)"
         case let .content(path, text):
-            place = path.isEmpty ? "(top level)" : path
+            place = path
             message = text
         case .unsupportedVersion:
             place = "version"

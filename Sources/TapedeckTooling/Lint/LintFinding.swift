@@ -22,7 +22,8 @@ package struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible
         case timing
         /// Something else that replay would not do as the file suggests.
         case content
-        /// A stub whose template names something its pattern does not capture.
+        /// A stub whose template names something its pattern does not capture, or reads a value
+        /// a matching request may lack.
         case stub
         /// An interaction older than the expiry age.
         case expired

@@ -9,7 +9,7 @@ package enum JournalFile {
         do {
             return try JSONDecoder().decode(JournalDocument.self, from: data)
         } catch {
-            let (path, message) = DecodingFailure.describe(error, in: data)
+            let (path, message) = DecodingFailure.describe(error, in: data, document: .journal)
             throw ToolingError(file: file.path, kind: .badInput(
                 path: path, message: "\(message) (expected the JSON of GET /__tapedeck/journal)"))
         }
