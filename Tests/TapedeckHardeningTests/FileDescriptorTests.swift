@@ -10,7 +10,10 @@ import Testing
     @Test func outOfDescriptorsTheServerBacksOffAndServesTheConnectionsItHas() async throws {
         let prlimit = "/usr/bin/prlimit"
         try #require(FileManager.default.isExecutableFile(atPath: prlimit), "prlimit (util-linux) is needed")
-        let server = try TapedeckProcess(["replay", "--port", "0", HardeningFixtures.exampleCassette.path],
+        // Connecting the flood may take a minute under a sanitizer (the kernel's queue full, each
+        // connect waits): the kept connection must not be closed as idle meanwhile.
+        let server = try TapedeckProcess(["replay", "--port", "0", "--idle-timeout", "600", "--header-timeout", "600",
+                                          HardeningFixtures.exampleCassette.path],
                                          launcher: [prlimit, "--nofile=64:128"])
         defer { server.stop() }
         let port = try server.waitUntilListening()
