@@ -16,7 +16,7 @@ public struct Tool: Sendable, CustomStringConvertible {
 
     /// A program looked up on the `PATH`, from the Debian package `package`.
     public static func command(_ name: String, package: String? = nil) -> Tool {
-        Tool(name: name, installation: "apt-get install -y \(package ?? name)", isInstalled: onPath(name))
+        Tool(name: name, installation: "apt-get install -y \(package ?? name)", isInstalled: path(of: name) != nil)
     }
 
     /// A module Python 3 imports (`grpc`), from the pip package `package` (`grpcio`; by default the module's name).
@@ -66,10 +66,15 @@ public struct Tool: Sendable, CustomStringConvertible {
         return "not installed: \(named.joined(separator: ", ")); scripts/test.sh installs what the tests use"
     }
 
-    /// Whether an executable file `name` is in a folder of the `PATH`.
-    static func onPath(_ name: String) -> Bool {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") }
+    /// The first executable file named one of `names` in the folders of the `PATH`, if any.
+    public static func path(of names: String...) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        for folder in folders {
+            for name in names where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+                return "\(folder)/\(name)"
+            }
+        }
+        return nil
     }
 }
 

@@ -5,16 +5,7 @@ import TapedeckTestSupport
 /// browser renders it. Each run gets a fresh profile in a temporary folder, removed afterwards.
 enum Chromium {
     /// The browser on the PATH, if installed.
-    static let path: String? = {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        for directory in directories {
-            for name in ["chromium", "chromium-browser"] {
-                let candidate = "\(directory)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-        }
-        return nil
-    }()
+    static let path = Tool.path(of: "chromium", "chromium-browser")
 
     /// Why the browser tests are skipped, when they are.
     static let missing = "chromium is not installed (apt-get install -y chromium); the browser test is skipped"
