@@ -9,9 +9,9 @@
 # Build: the release archive of scripts/release.sh (Swift runtime linked statically, stripped,
 # checked to run with an empty environment), unpacked into /out.
 FROM swift:6.1-bookworm AS build
-# zlib for gzip bodies; libcurl's development files for Foundation's networking, linked in statically.
+# zlib for gzip bodies, OpenSSL's libcrypto for SHA-256.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends zlib1g-dev libcurl4-openssl-dev \
+    && apt-get install -y --no-install-recommends zlib1g-dev libssl-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift LICENSE ./
@@ -25,12 +25,12 @@ RUN scripts/release.sh \
     && mkdir /out \
     && tar -xzf dist/tapedeck-*.tar.gz -C /out --strip-components=1
 
-# Run: a slim Debian with the shared libraries the binary still links (libcurl, libstdc++, zlib), curl
+# Run: a slim Debian with the shared libraries the binary still links (libcrypto, libstdc++, zlib), curl
 # for the health check, and an unprivileged user whose home holds the local CA ($TAPEDECK_HOME,
 # created on first need).
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates curl libcurl4 libstdc++6 zlib1g \
+    && apt-get install -y --no-install-recommends ca-certificates curl libssl3 libstdc++6 zlib1g \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 10001 --user-group tapedeck
 COPY --from=build /out/tapedeck /usr/local/bin/tapedeck

@@ -45,12 +45,12 @@ let package = Package(
         .executable(name: "tapedeck", targets: ["TapedeckCLI"]),
     ],
     traits: [
-        .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser.",
+        .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser, AsyncHTTPClient (for drift).",
                enabledTraits: ["SwiftNIO"]),
         .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import, descriptor sets): Yams, swift-protobuf."),
         .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO.",
                enabledTraits: ["SwiftNIO"]),
-        .trait(name: "SwiftNIO", description: "TapedeckNIO, the SwiftNIO parts the servers and TapedeckAsyncHTTPClient share (on with either)."),
+        .trait(name: "SwiftNIO", description: "TapedeckNIO, the SwiftNIO and AsyncHTTPClient parts the servers and TapedeckAsyncHTTPClient share (on with either)."),
         .trait(name: "OpenAPI", description: "TapedeckOpenAPI: swift-openapi-runtime."),
         .trait(name: "GRPC", description: "TapedeckGRPC: grpc-swift 2's GRPCCore (macOS 15, iOS 18 and matching)."),
         .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI", "GRPC"]),
@@ -116,8 +116,8 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: openAPI),
             ]
         ),
-        // SwiftNIO parts shared by the servers and TapedeckAsyncHTTPClient: upstream sockets and the
-        // WebSocket client upgrade and message reader.
+        // SwiftNIO parts shared by the servers and TapedeckAsyncHTTPClient: upstream sockets, the
+        // WebSocket client upgrade and message reader, and live requests through AsyncHTTPClient.
         .target(
             name: "TapedeckNIO",
             dependencies: [
@@ -129,6 +129,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: swiftNIO),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: swiftNIO),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: swiftNIO),
             ]
         ),
         // Replaying and recording clients for code written against AsyncHTTPClient, and the live
@@ -146,7 +147,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: asyncHTTPClient),
             ]
         ),
-        // Cassette tooling: inspect, lint, redact, prune, merge, drift, HAR and VCR import.
+        // grpc-swift 2 transports that replay and record gRPC calls in process.
         .target(
             name: "TapedeckGRPC",
             dependencies: [
@@ -156,11 +157,11 @@ let package = Package(
         ),
         // TestCassette's gRPC transport, for the test helpers: apart, so TapedeckTesting brings no grpc-swift.
         .target(name: "TapedeckGRPCTesting", dependencies: ["TapedeckGRPC", "TapedeckTesting"]),
+        // Cassette tooling: inspect, lint, redact, prune, merge, drift, HAR and VCR import.
         .target(
             name: "TapedeckTooling",
             dependencies: [
                 "TapedeckCore",
-                "Tapedeck",
                 .product(name: "Yams", package: "Yams", condition: tooling),
                 // Descriptor sets only (`--proto-descriptor-set`); no generated code, no plugin.
                 .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: tooling),
@@ -195,8 +196,13 @@ let package = Package(
             dependencies: [
                 "TapedeckServer",
                 "TapedeckTooling",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
+                // `tapedeck drift`'s client: no Foundation networking (and no libcurl) in the binary.
+                "TapedeckNIO",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
             ]
         ),
         // The example API client of Examples/, tested entirely from cassettes.

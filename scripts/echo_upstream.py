@@ -4,9 +4,10 @@
 Usage: echo_upstream.py ROUTES.json. ROUTES maps a path to {"status": N, "contentType": "...",
 "body": <JSON>, "requireHeader": [NAME, VALUE] (else 401), "echoHeader": NAME (the header's value
 is sent back in the body as "echo" and in the response header X-Echo), "headers": {NAME: VALUE}
-(sent with the answer)}. Prints
+(sent with the answer), "gzip": true (the body sent gzip-compressed)}. Prints
 `listening on http://127.0.0.1:PORT` when ready.
 """
+import gzip
 import json
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,10 +31,13 @@ class Handler(BaseHTTPRequestHandler):
         extra = dict(route.get("headers", {}))
         if route.get("echoHeader"):
             body["echo"] = extra["X-Echo"] = self.headers.get(route["echoHeader"])
-        self.send_json(route["status"], route["contentType"], body, extra)
+        self.send_json(route["status"], route["contentType"], body, extra, route.get("gzip", False))
 
-    def send_json(self, status, content_type, body, extra=None):
+    def send_json(self, status, content_type, body, extra=None, compressed=False):
         data = json.dumps(body).encode()
+        if compressed:
+            data = gzip.compress(data)
+            extra = dict(extra or {}, **{"Content-Encoding": "gzip"})
         self.send_response(status)
         for name, value in (extra or {}).items():
             self.send_header(name, value)

@@ -5,12 +5,11 @@
 # LICENSE, a short README, the example cassette its quick start serves (cassettes/example.json) and
 # the shell completions that ArgumentParser generates (bash, zsh, fish).
 # VERSION is what `tapedeck --version` prints. Before packing, it checks that the binary runs with an
-# empty environment and that `ldd` lists no Swift runtime library; it fails if either is not so.
+# empty environment and that `ldd` lists no Swift runtime library and no libcurl (the command links no
+# Foundation networking); it fails if either is not so.
 # The build uses its own folder, .build-release, so it leaves the debug build in .build alone.
 # Before building it checks what the build needs (the C libraries it links, `strip`) and names the
-# Debian packages to install for what is missing. libcurl's development files (libcurl4-openssl-dev)
-# among them: Foundation's networking, linked in statically, links libcurl, which stays a shared
-# library of the system.
+# Debian packages to install for what is missing: zlib's and OpenSSL's development files.
 # Usage: scripts/release.sh        (prints the archive's path last)
 # Environment: TAPEDECK_RELEASE_BINARY=PATH packs that binary instead of building one (no build, no
 # static-runtime check: for checking what the archive holds); TAPEDECK_RELEASE_DIST=DIR writes the
@@ -28,7 +27,7 @@ check_prerequisites() {
     command -v swift >/dev/null 2>&1 || missing+=("swift (a Swift toolchain, from swift.org)")
     command -v strip >/dev/null 2>&1 || missing+=(binutils)
     probe="$(mktemp -d)"
-    for entry in curl:libcurl4-openssl-dev z:zlib1g-dev crypto:libssl-dev; do
+    for entry in z:zlib1g-dev crypto:libssl-dev; do
         library="${entry%%:*}" package="${entry#*:}"
         printf 'int main(void) { return 0; }\n' > "$probe/probe.c"
         "$cc" "$probe/probe.c" -o "$probe/probe" "-l$library" >/dev/null 2>&1 || missing+=("$package")
@@ -76,6 +75,10 @@ if [ "$bare" != "$version" ]; then
 fi
 if [ -z "${TAPEDECK_RELEASE_BINARY:-}" ] && ldd "$folder/tapedeck" | grep -E 'libswift|libFoundation|lib_FoundationICU|libdispatch|libBlocksRuntime'; then
     echo "release: the binary still links the Swift runtime dynamically (above)" >&2
+    exit 1
+fi
+if [ -z "${TAPEDECK_RELEASE_BINARY:-}" ] && ldd "$folder/tapedeck" | grep -E 'libcurl'; then
+    echo "release: the binary links libcurl (above): some module it is made of imports FoundationNetworking" >&2
     exit 1
 fi
 

@@ -26,17 +26,11 @@ public struct AsyncHTTPClientConnector: HTTPConnector {
     /// Sends the request and collects the whole body, decoding gzip and deflate as URLSession
     /// does (AsyncHTTPClient hands bodies over as sent), so recordings store them decoded.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-        guard let url = request.url?.absoluteString else { throw URLSessionConnectorError.noURL(request.path ?? "") }
-        var outgoing = HTTPClientRequest(url: url)
-        outgoing.method = .init(rawValue: request.method.rawValue)
-        for field in request.headerFields { outgoing.headers.add(name: field.name.rawName, value: field.value) }
-        if let body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(outgoing, timeout: timeout)
-        let bytes = try await response.body.collect(upTo: maxBodyBytes)
-        var data = Data(bytes.readableBytesView)
-        if let coding = ContentCoding(header: response.headers.first(name: "Content-Encoding")) {
+        guard request.scheme != nil, request.authority != nil else { throw URLSessionConnectorError.noURL(request.path ?? "") }
+        var (response, data) = try await client.exchange(request, body: body, timeout: timeout, bodyLimit: maxBodyBytes)
+        if let coding = ContentCoding(header: response.headerFields[.contentEncoding]) {
             data = try coding.decode(data, limit: maxBodyBytes)
         }
-        return (HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: HTTPFields(response.headers)), data)
+        return (response, data)
     }
 }

@@ -33,8 +33,8 @@ public final class EchoUpstream: @unchecked Sendable {
 
     /// One route's answer.
     public static func route(status: Int = 200, body: [String: Any], requireHeader: (String, String)? = nil,
-                             echoHeader: String? = nil, headers: [String: String] = [:]) -> [String: Any] {
-        var route: [String: Any] = ["status": status, "contentType": "application/json", "body": body, "headers": headers]
+                             echoHeader: String? = nil, headers: [String: String] = [:], gzip: Bool = false) -> [String: Any] {
+        var route: [String: Any] = ["status": status, "contentType": "application/json", "body": body, "headers": headers, "gzip": gzip]
         if let requireHeader { route["requireHeader"] = [requireHeader.0, requireHeader.1] }
         if let echoHeader { route["echoHeader"] = echoHeader }
         return route

@@ -93,6 +93,22 @@ struct DriftCommandTests {
         #expect(outcome.stdout.contains("interactions[0] $.id: number -> string"))
     }
 
+    @Test("a gzip answer is compared decoded; a redirect is compared as answered, not followed", .requires(.python3))
+    func gzipDecodedAndRedirectNotFollowed() throws {
+        let user = EchoUpstream.route(body: ["id": 1, "name": "Ada"], gzip: true)
+        let live = try EchoUpstream(routes: ["/user": user, "/moved": EchoUpstream.route(status: 302, body: [:], headers: ["Location": "/user"])])
+        defer { live.stop() }
+        let file = try ToolingTestSupport.temporaryFolder().appendingPathComponent("two.json")
+        let answer = CassetteResponse(status: 200, headers: ["Content-Type": "application/json"], body: Body(text: #"{"id":1,"name":"Ada"}"#))
+        try CassetteCodec().save(Cassette(interactions: ["/user", "/moved"].map { path in
+            Interaction(request: CassetteRequest(method: "GET", url: "http://api.example.test\(path)"), response: answer)
+        }), to: file)
+        let outcome = try ToolingTestSupport.tapedeck("drift", file.path, "--target", live.baseURL)
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(!outcome.stdout.contains("interactions[0]"), "the decoded body is the recorded one: \(outcome.stdout)")
+        #expect(outcome.stdout.contains("interactions[1] status: 200 -> 302"), "\(outcome.stdout)")
+    }
+
     @Test("a changed status exits 1", .requires(.python3))
     func changedStatusExitsOne() throws {
         let live = try EchoUpstream(routes: route(["error": "gone"], status: 410))

@@ -79,7 +79,7 @@ import Testing
     @Test func releaseScriptNamesThePackagesItLacksBeforeBuilding() throws {
         let release = try Self.release(environment: ["CC": "/bin/false", "TAPEDECK_RELEASE_DIST": "/nonexistent"])
         #expect(release.status == 1)
-        #expect(release.stderr.contains("apt-get install -y libcurl4-openssl-dev zlib1g-dev libssl-dev"), "\(release.stderr)")
+        #expect(release.stderr.contains("apt-get install -y zlib1g-dev libssl-dev"), "\(release.stderr)")
         #expect(!release.stdout.contains("Compiling"), "it built: \(release.stdout)")
     }
 

@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
-import Tapedeck
+import NIOCore
+import TapedeckCore
 import TapedeckTooling
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `tapedeck drift`: re-sends a cassette's requests to the live service and reports how the
 /// answers changed, so a team learns that the API moved before its replayed tests lie to it.
@@ -67,13 +65,12 @@ struct DriftCommand: AsyncParsableCommand {
             let rules = redaction.rules
             let check = DriftCheck(target: target.flatMap(URL.init(string:)), secrets: secretValues,
                                    comparison: DriftComparison(values: values))
-            let configuration = URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = timeout
-            let live = URLSessionConnector(session: URLSession(configuration: configuration))
+            let live = LiveHTTPClient(timeout: .nanoseconds(Int64(timeout * 1_000_000_000)))
             let showsProgress = isatty(STDERR_FILENO) == 1 && recorded.interactions.count > 1
-            let report = await check.run(recorded, through: live) { done, total in
+            let report = await check.run(recorded, sendingWith: live.send) { done, total in
                 if showsProgress { FileHandle.standardError.write(Data("\rdrift: \(done)/\(total)".utf8)) }
             }
+            try? await live.shutdown()
             if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             report.differences.forEach { FileHandleOutput.standardOutput("\($0)") }
             FileHandleOutput.standardOutput("\(cassette): \(report.summary)")

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import Tapedeck
+import TapedeckCore
 
 /// `tapedeck drift`: sends each recorded request to the live service again and reports how the
 /// answers moved away from the recording. It never runs during replay; it is a tool a team runs
@@ -36,10 +36,13 @@ package struct DriftCheck: Sendable {
         }
     }
 
-    /// Sends every recorded request through `live` and compares the answers.
+    /// Sends a request to the live service: its answer and the body as received.
+    package typealias Send = @Sendable (HTTPRequest, Data?) async throws -> (HTTPResponse, Data)
+
+    /// Sends every recorded request through `send` and compares the answers.
     ///
     /// - Parameter progress: called after each interaction with (done, total).
-    package func run(_ cassette: Cassette, through live: any HTTPConnector,
+    package func run(_ cassette: Cassette, sendingWith send: Send,
                     progress: @Sendable (Int, Int) -> Void = { _, _ in }) async -> Report {
         var report = Report(differences: [], refreshed: [])
         for (index, interaction) in cassette.interactions.enumerated() {
@@ -47,13 +50,15 @@ package struct DriftCheck: Sendable {
             do {
                 let request = try httpRequest(for: secrets.reveal(interaction.request))
                 let body = interaction.request.body.isEmpty ? nil : secrets.reveal(interaction.request).body.data
-                let (response, data) = try await live.send(request, body: body)
+                let (response, received) = try await send(request, body)
                 var headers = HeaderList(response.headerFields)
                 headers.remove("Content-Length")
-                let liveResponse = CassetteResponse(status: response.status.code, headers: headers, body: Body(data))
+                // Compared and saved as a recording stores it: gzip and deflate decoded.
+                let liveBody = Body.storing(received: received, contentEncoding: headers["Content-Encoding"])
+                let liveResponse = CassetteResponse(status: response.status.code, headers: headers, body: liveBody)
                 report.differences += comparison.differences(
                     recorded: interaction.response, recordedBody: interaction.responseBodyData,
-                    live: liveResponse, liveBody: data, index: index)
+                    live: liveResponse, liveBody: liveBody.data, index: index)
                 var refreshed = interaction
                 refreshed.response = liveResponse
                 refreshed.chunks = nil
