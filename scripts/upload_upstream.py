@@ -3,7 +3,9 @@
 
 Every POST or PUT is read whole, in pieces of 1 MiB, whether it comes with a Content-Length or
 chunked, and answered 200 with the JSON {"bytes": N, "sha256": HEX}: what arrived, so a test can
-check an upload that passed through Tapedeck byte for byte. Any other method answers 405.
+check an upload that passed through Tapedeck byte for byte. A path under /early/ is answered as soon as
+1 MiB of its body arrived, {"answeredAfter": N}, and the rest is read after the answer (a service
+that answers before it read all). Any other method answers 405.
 It is also the Python http.server baseline of scripts/bench-upload.sh. Prints
 `listening on http://127.0.0.1:PORT` when ready.
 """
@@ -46,10 +48,14 @@ class Handler(BaseHTTPRequestHandler):
     def take_upload(self):
         digest = hashlib.sha256()
         count = 0
+        early = self.path.startswith("/early/")
         for piece in self.pieces():
+            if early and count < PIECE <= count + len(piece):
+                self.answer(200, {"answeredAfter": count + len(piece)})
             digest.update(piece)
             count += len(piece)
-        self.answer(200, {"bytes": count, "sha256": digest.hexdigest()})
+        if not early:
+            self.answer(200, {"bytes": count, "sha256": digest.hexdigest()})
 
     do_POST = take_upload
     do_PUT = take_upload

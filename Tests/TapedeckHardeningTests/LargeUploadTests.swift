@@ -142,6 +142,54 @@ import Testing
         #expect(after == "200")
     }
 
+    /// The recording proxy hands an upload past the memory threshold to the upstream as it
+    /// arrives: an upstream that answers after its first MiB answers while the client still sends,
+    /// and the cassette gets the whole body once it ended. A client that leaves mid-upload, or stops
+    /// sending for the body timeout, has its connection closed and nothing recorded, and the proxy goes on.
+    @Test(.requires(.python3)) func theRecorderForwardsAnUploadAsItArrivesAndRecordsItOnceWhole() async throws {
+        let directory = try HardeningFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upstream = try ExampleUpstream(script: "scripts/upload_upstream.py", arguments: ["--port", "0"])
+        defer { upstream.stop() }
+        let cassette = directory.appending(path: "arriving.json")
+        let home = directory.appending(path: "home")
+        let recorder = try TapedeckProcess(["record", cassette.path, "--target", upstream.baseURL, "--port", "0", "--body-timeout", "1"],
+                                           environment: ["TAPEDECK_HOME": home.path])
+        let port = try recorder.waitUntilListening()
+        let half = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+
+        let early = try RawSocket(port: port)
+        early.send("POST /early/one HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 * half.count)\r\n\r\n")
+        early.send(half)
+        let answer = await early.read { String(decoding: $0, as: UTF8.self).contains("answeredAfter") }
+        #expect(answer.ending == .satisfied, "the upstream answered while the client still sent: \(answer)")
+        early.send(half)
+
+        let leaving = try RawSocket(port: port)
+        leaving.send("POST /upload/left HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 * half.count)\r\n\r\n")
+        leaving.send(half)
+        leaving.hangUp()
+
+        let stalled = try RawSocket(port: port)
+        stalled.send("POST /upload/stalled HTTP/1.1\r\nHost: x\r\nContent-Length: \(2 * half.count)\r\n\r\n")
+        stalled.send(half)
+        let cut = await stalled.read()
+        #expect(cut.ending == .closed || cut.ending == .reset, "closed at the body timeout: \(cut.ending)")
+
+        let after = try await RawSocket.exchange(port: port, "POST /upload/after HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        #expect(String(decoding: after.data, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "the proxy goes on")
+        try await waitUntil { try Self.files(in: home.appending(path: "uploads")).isEmpty }
+        #expect(try Self.files(in: home.appending(path: "uploads")).isEmpty, "no upload's file stays behind")
+        recorder.signal(SIGINT)
+        #expect(recorder.waitForExit(timeout: 60) == 0)
+
+        let interactions = try CassetteCodec().load(cassette).interactions
+        #expect(interactions.map(\.request.target.path) == ["/early/one", "/upload/after"], "only what ended is recorded")
+        let file = try #require(interactions.first?.request.body.file)
+        #expect(file.size == 2 * half.count)
+        #expect(try Curl.sha256(of: file.url) == SHA256.hash(half + half).hexadecimal, "the whole body, though the answer came first")
+    }
+
     /// How much `server`'s resident memory grew above where it stood while `uploads` ran, in KiB.
     static func growthKiB(of server: TapedeckProcess, taking uploads: () throws -> Void) async throws -> Int {
         let before = try #require(server.residentKiB())

@@ -99,11 +99,11 @@ package final class RecordingMode: Mode {
         }
     }
 
-    /// A gRPC call on an HTTP/2 stream goes to the upstream as it arrives, so that a client that
-    /// waits for each answer before its next message is served (a bidirectional chat), when its
-    /// messages cannot change what happens to it: its host is passed through, or this recorder
-    /// forwards it whatever they are (``Recorder/forwardsWhateverTheBody(_:)``). The cassette gets
-    /// the whole call once it ends.
+    /// A gRPC call on an HTTP/2 stream, or an upload past the memory threshold, goes to the
+    /// upstream as it arrives (a client that waits for each answer before its next message is
+    /// served; the upstream takes an upload as it is sent) when its body cannot change what happens
+    /// to it: its host is passed through, or this recorder forwards it whatever the body is
+    /// (``Recorder/forwardsWhateverTheBody(_:)``). The cassette gets the whole body once it ends.
     package func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision? {
         guard let (cassetteRequest, target, host, _) = addressing(request) else { return .refuse(Self.noTarget) }
         if passesThrough(host: host) { return .forward(forwarding(request, as: cassetteRequest, target: target, record: false)) }

@@ -1,4 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
+import NIOPosix
 import NIOHTTP1
 import NIOSSL
 
@@ -76,6 +84,9 @@ final class UpstreamConnection {
         case .spooled(let spooled):
             sendFile(spooled)
             deferredFlush.flush(channel)
+        case .arriving(let upload):
+            deferredFlush.flush(channel)
+            sendArriving(upload, to: exchange)
         case .streamed(let stream):
             // Each part goes as it arrives. A client that leaves first ends the exchange as the
             // client's leaving, which resets the upstream's stream too.
@@ -105,6 +116,53 @@ final class UpstreamConnection {
             case .failure: channel.close(promise: nil)
             }
         }
+    }
+
+    /// Sends an upload as it arrives: each piece once it is in the spool's file and the upstream
+    /// took the last (read on SwiftNIO's thread pool), then the end once the client sent it. A
+    /// client that leaves first fails the exchange as its leaving; a file that cannot be read
+    /// closes the connection.
+    private func sendArriving(_ upload: ArrivingUpload, to exchange: UpstreamExchange) {
+        let (channel, loop) = (channel, channel.eventLoop)
+        let file: NIOFileHandle
+        do {
+            file = try NIOFileHandle(_deprecatedPath: upload.file.path, mode: .read, flags: .posix(flags: O_NOFOLLOW, mode: 0))
+        } catch {
+            channel.close(promise: nil)
+            return
+        }
+        let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        // The file is closed only here, between reads, never while one is under way.
+        func send(from offset: Int) {
+            guard channel.isActive else {
+                try? file.close()
+                return
+            }
+            if offset < upload.available {
+                let end = min(upload.available, offset + ArrivingUpload.pieceSize)
+                fileIO.read(fileHandle: file, fromOffset: Int64(offset), byteCount: end - offset, allocator: channel.allocator, eventLoop: loop)
+                    .assumeIsolated().whenComplete { read in
+                        guard case .success(let piece) = read, piece.readableBytes == end - offset else {
+                            try? file.close()
+                            return channel.close(promise: nil)
+                        }
+                        pace(channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(piece))), next: end)
+                    }
+            } else if upload.whole != nil {
+                try? file.close()
+                channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+            } else if upload.hasFailed {
+                try? file.close()
+                exchange.failed(.clientGone)
+            } else {
+                upload.whenChanged { send(from: offset) }
+            }
+        }
+        /// Goes on at once while the upstream takes more, else once it took this piece.
+        func pace(_ written: EventLoopFuture<Void>, next: Int) {
+            if channel.isWritable { send(from: next) } else { written.assumeIsolated().whenComplete { _ in send(from: next) } }
+        }
+        send(from: 0)
     }
 
     /// The client connection closed: an exchange still on it fails as the client's leaving, then
@@ -202,5 +260,7 @@ enum ForwardedBody {
     case whole(ByteBuffer)
     /// Past the in-memory limit, in a file (``RequestBodyCollector``).
     case spooled(SpooledBody)
+    /// Past the in-memory limit and still arriving into its file (``ArrivingUpload``).
+    case arriving(ArrivingUpload)
     case streamed(RequestBodyStream)
 }

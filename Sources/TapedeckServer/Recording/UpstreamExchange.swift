@@ -76,6 +76,8 @@ final class UpstreamExchange {
     private var streamedRequest: RequestBodyStream?
     /// The request's body when it was too large for memory: made a side file when recorded.
     private var spooledRequest: SpooledBody?
+    /// The same, while it still arrives: recorded once whole.
+    private var arrivingRequest: ArrivingUpload?
     private let sink: ResponseSink
     /// How long the upstream may stay silent.
     let timeout: TimeAmount
@@ -124,6 +126,7 @@ final class UpstreamExchange {
         switch body {
         case .streamed(let stream): streamedRequest = stream
         case .spooled(let spooled): spooledRequest = spooled
+        case .arriving(let upload): arrivingRequest = upload
         case .whole: break
         }
         lastActivity = sink.eventLoop.now
@@ -224,19 +227,29 @@ final class UpstreamExchange {
                                                                  headers: cassetteRequest.headers)
             cassetteRequest.body.messageTimes = streamedRequest.messageTimes(since: start)
         }
-        let exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
+        var exchange = FinishedExchange(request: cassetteRequest, status: response.status, headers: response.headers,
                                         body: response.body, spool: response.spool, chunks: response.isStream ? response.chunks : nil,
                                         timing: Timing(firstByteMs: Self.milliseconds(response.firstByte - start),
                                                        totalMs: Self.milliseconds(end - start)),
                                         trailers: kept, httpVersion: response.httpVersion,
                                         upload: spooledRequest.flatMap { body in spooling.map { RecordedUpload(body: body, spooling: $0) } })
-        let finished = finished
+        let (finished, arriving, uploadSpooling) = (finished, arrivingRequest, spooling)
         sink.end(trailers: trailers).assumeIsolated().whenComplete { written in
             // The end fails when the client went away before everything was written to it.
             switch written {
             case .success:
                 if let error = response.spoolError {
                     finished(.failure(.bodyNotKept(error)))
+                } else if let arriving {
+                    // An upstream may answer before the upload ended: it is recorded once whole.
+                    arriving.whenEnded { whole in
+                        guard let whole else {
+                            exchange.spool?.discard()
+                            return finished(.failure(.clientGone))
+                        }
+                        exchange.upload = uploadSpooling.map { RecordedUpload(body: whole, spooling: $0) }
+                        finished(.success(exchange))
+                    }
                 } else {
                     finished(.success(exchange))
                 }

@@ -56,7 +56,8 @@ struct UpstreamForwarder: Sendable {
         }
         let origin = UpstreamOrigin(scheme: scheme, host: host, port: target.port ?? RequestTarget.defaultPort(scheme: scheme))
         let head = Self.upstreamHead(request, as: cassetteRequest, target: target, origin: origin)
-        let body = request.bodyStream.map(ForwardedBody.streamed) ?? request.spooledBody.map(ForwardedBody.spooled) ?? .whole(request.body)
+        let body = request.bodyStream.map(ForwardedBody.streamed) ?? request.arrivingBody.map(ForwardedBody.arriving)
+            ?? request.spooledBody.map(ForwardedBody.spooled) ?? .whole(request.body)
         if request.version.major == 2, !http1Only.contains(origin) {
             return forwardOverHTTP2(head, body: body, to: origin, exchange: exchange, sink: sink)
         }
@@ -144,8 +145,11 @@ struct UpstreamForwarder: Sendable {
         // The proxy passes trailers on to a client that takes them, so it asks for them.
         if request.takesTrailers { headers.add(name: "TE", value: "trailers") }
         let announcesBody = fields.contains(.contentLength) || fields.contains(.transferEncoding)
-        // A body still arriving has no length yet: HTTP/2 ends it with the stream, HTTP/1.1 in chunks.
-        if request.bodyStream == nil, request.bodySize > 0 || announcesBody {
+        if request.arrivingBody != nil {
+            // An upload still arriving has the length its client announced, if any (its decoder holds it to that).
+            if let length = fields[.contentLength] { headers.add(name: "Content-Length", value: length) }
+        } else if request.bodyStream == nil, request.bodySize > 0 || announcesBody {
+            // A call still arriving has no length yet: HTTP/2 ends it with the stream, HTTP/1.1 in chunks.
             headers.add(name: "Content-Length", value: String(request.bodySize))
         }
         let uri = target.path + (target.query.map { "?" + $0 } ?? "")

@@ -27,6 +27,8 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let ownsScope: Bool
     /// The body of the request handed on before it ended, while it arrives.
     private var streamedBody: RequestBodyStream?
+    /// The body of the large upload handed on before it ended, while it arrives into ``collector``'s spool.
+    private var arrivingUpload: ArrivingUpload?
     /// The body of the request being received whole.
     private var collector: RequestBodyCollector
     /// Closes the connection when a request's head is not whole in time (HTTP/1.1 only: an HTTP/2
@@ -191,12 +193,14 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .sendContinue(let version):
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .continue))), promise: nil)
         case .collect(let part):
+            let wasSpooling = collector.spool != nil
             do {
                 try collector.append(part)
             } catch {
                 collector.discard()
-                perform(machine.bodyNotKept("the request body could not be spooled: \(error)"), context: context)
+                return perform(machine.bodyNotKept("the request body could not be spooled: \(error)"), context: context)
             }
+            if !wasSpooling, let spool = collector.spool { handOnIfForwarded(spooledTo: spool, context: context) }
         case .respond(let head, let arrival):
             let body: RequestBodyCollector.Collected
             do {
@@ -210,9 +214,11 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             respond(head, body: .inMemory(ByteBuffer()), streaming: streamedBody, arrival: arrival, context: context)
         case .requestBody(let part):
             streamedBody?.append(part)
+            if let arrivingUpload { takeArriving(part, into: arrivingUpload, context: context) }
         case .requestEnd:
             streamedBody?.finish()
             streamedBody = nil
+            if let arrivingUpload { endArriving(arrivingUpload) }
         case .abandonRequest:
             // An HTTP/2 stream closed before its end is reset.
             cutStreamedBody()
@@ -233,6 +239,40 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func cutStreamedBody() {
         streamedBody?.fail()
         streamedBody = nil
+        arrivingUpload?.fail()
+        arrivingUpload = nil
+        collector.discard()
+    }
+
+    /// A body that just outgrew memory is handed on as it arrives when the front door forwards its
+    /// request whatever the body (``Responder/forwardsAsItArrives(_:)``): the upstream then takes
+    /// it while the client sends it. Otherwise it is answered whole once it ended.
+    private func handOnIfForwarded(spooledTo spool: UploadSpool, context: ChannelHandlerContext) {
+        guard let (head, arrival) = machine.requestBeingReceived,
+              var request = try? makeRequest(head, body: ByteBuffer(), arrival: arrival, context: context),
+              front.forwardsAsItArrives(request) else { return }
+        machine.handOnUpload()
+        let upload = ArrivingUpload(file: spool.temporary, eventLoop: context.eventLoop)
+        upload.grew(to: spool.byteCount)
+        arrivingUpload = upload
+        request.arrivingBody = upload
+        front.respond(to: request, sink: makeSink(for: request, context: context))
+    }
+
+    /// Spools the next piece of an upload handed on, and tells its reader.
+    private func takeArriving(_ part: ByteBuffer, into upload: ArrivingUpload, context: ChannelHandlerContext) {
+        do {
+            try collector.append(part)
+            upload.grew(to: collector.spool?.byteCount ?? 0)
+        } catch {
+            perform(.abandonRequest(reason: "the request body could not be spooled: \(error)"), context: context)
+        }
+    }
+
+    /// The upload handed on ended: its spool becomes the whole body.
+    private func endArriving(_ upload: ArrivingUpload) {
+        arrivingUpload = nil
+        if case .spooled(let whole)? = try? collector.finish() { upload.finish(whole) } else { upload.fail() }
     }
 
     /// Hands a request to the front door with the sink its answer goes through.
@@ -242,9 +282,9 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         do {
             switch body {
             case .inMemory(let bytes):
-                request = try IncomingRequest(head, body: bytes, tunnelOrigin: tunnelOrigin, arrival: arrival)
+                request = try makeRequest(head, body: bytes, arrival: arrival, context: context)
             case .spooled(let spooled):
-                request = try IncomingRequest(head, body: ByteBuffer(), tunnelOrigin: tunnelOrigin, arrival: arrival)
+                request = try makeRequest(head, body: ByteBuffer(), arrival: arrival, context: context)
                 request.spooledBody = spooled
             }
         } catch {
@@ -252,11 +292,21 @@ final class ExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return refuse(Refusal(.badRequest, "malformed request: \(error)"), context: context)
         }
         request.bodyStream = streaming
+        front.respond(to: request, sink: makeSink(for: request, context: context))
+    }
+
+    /// The request as the front door gets it; throws when its head is malformed.
+    private func makeRequest(_ head: HTTPRequestHead, body: ByteBuffer, arrival: NIODeadline,
+                             context: ChannelHandlerContext) throws -> IncomingRequest {
+        var request = try IncomingRequest(head, body: body, tunnelOrigin: tunnelOrigin, arrival: arrival)
         request.adminEnabled = configuration.adminEnabled
         if request.isAdmin { request.serverPort = context.channel.localAddress?.port }
-        let sink = ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer,
-                                for: request, configuration: configuration)
-        front.respond(to: request, sink: sink)
+        return request
+    }
+
+    /// The sink the answer under way goes through.
+    private func makeSink(for request: IncomingRequest, context: ChannelHandlerContext) -> ResponseSink {
+        ResponseSink(handler: self, context: context, scope: scope, answer: machine.answer, for: request, configuration: configuration)
     }
 
     /// Ends a gRPC call whose request grew past the limit as a gRPC server would: RESOURCE_EXHAUSTED

@@ -53,7 +53,8 @@ struct ExchangeStateMachine {
         case requestBody(ByteBuffer)
         /// The end of the body of the request handed on early.
         case requestEnd
-        /// The request handed on early broke its stream (a second head): reset the stream.
+        /// The request handed on early cannot go on (a second head on its stream, an upload's body
+        /// over the limit or stopped): its body fails, and the stream or connection closes.
         case abandonRequest(reason: String)
         /// The body of the gRPC call handed on early grew past the limit: end its answer with
         /// gRPC's RESOURCE_EXHAUSTED and this reason, as a gRPC server does. The machine is closing
@@ -115,8 +116,17 @@ struct ExchangeStateMachine {
     private(set) var isHTTP2Stream = false
     /// Whether the request being answered came as HTTP/1.0.
     private var isHTTP10 = false
-    /// The bytes of the body of a request handed on early, while it is being received.
-    private var streamedBodySize: Int?
+    /// The body of a request handed on early, while it is being received.
+    private var streamed: StreamedBody?
+
+    /// A request body that arrives after its request was handed on.
+    private struct StreamedBody {
+        /// A gRPC call's, paced by its client (no body deadline), or a large upload's (``handOnUpload()``).
+        enum Kind { case call, upload }
+        let kind: Kind
+        /// Its bytes so far.
+        var size: Int
+    }
 
     init(maxBodySize: Int, isTunnel: Bool, proxyAuthentication: ProxyAuthentication? = nil) {
         self.maxBodySize = maxBodySize
@@ -144,8 +154,8 @@ struct ExchangeStateMachine {
 
     /// A request part arrived from the decoder.
     mutating func received(_ part: HTTPServerRequestPart, now: NIODeadline) -> PartAction {
-        if let size = streamedBodySize {
-            return takeStreamed(part, size: size)
+        if let streamed {
+            return takeStreamed(part, streamed)
         }
         if isResponding || !waiting.isEmpty {
             waiting.append(.part(part))
@@ -187,7 +197,7 @@ struct ExchangeStateMachine {
     }
 
     private var mayRead: Bool {
-        isWritable && (!isResponding || streamedBodySize != nil)
+        isWritable && (!isResponding || streamed != nil)
     }
 
     /// The channel became writable or stopped being so: whether to pass on a held read now.
@@ -199,9 +209,9 @@ struct ExchangeStateMachine {
     /// The connection closed: whether a request handed on before its body ended was still
     /// arriving (its body fails). Nothing more is written, nothing waiting is taken up.
     mutating func connectionClosed() -> Bool {
-        let bodyCut = streamedBodySize != nil
+        let bodyCut = streamed != nil
         state = .closed
-        streamedBodySize = nil
+        streamed = nil
         waiting.removeAll()
         return bodyCut
     }
@@ -275,17 +285,40 @@ struct ExchangeStateMachine {
         return waiting.isEmpty
     }
 
-    /// Whether a request body taken whole is arriving: its body deadline runs
-    /// (``ServerConfiguration/bodyTimeout``). A body handed on as it arrives (a streaming call)
-    /// paces itself, and has none.
+    /// Whether a request body is arriving that its body deadline runs for
+    /// (``ServerConfiguration/bodyTimeout``): one taken whole, or a large upload handed on. A
+    /// streaming call's body paces itself, and has none.
     var receivesBody: Bool {
-        if case .receiving = state { true } else { false }
+        if case .receiving = state { return true }
+        return streamed?.kind == .upload
     }
 
     /// The body stopped arriving for the body timeout: 408, and the connection closes, as nginx
-    /// answers past `client_body_timeout`.
+    /// answers past `client_body_timeout`. An upload handed on may have its answer under way, so
+    /// its request is abandoned instead: the connection (or stream) closes.
     mutating func bodyTimedOut(after timeout: TimeAmount) -> PartAction {
-        refuse(.requestTimeout, "no byte of the request body arrived for \(timeout.nanoseconds / 1_000_000_000) s (--body-timeout)")
+        let reason = "no byte of the request body arrived for \(timeout.nanoseconds / 1_000_000_000) s (--body-timeout)"
+        guard streamed == nil else {
+            streamed = nil
+            state = .closing
+            return .abandonRequest(reason: reason)
+        }
+        return refuse(.requestTimeout, reason)
+    }
+
+    /// The request being received, while its body is taken whole: its head and when it arrived.
+    var requestBeingReceived: (head: HTTPRequestHead, arrival: NIODeadline)? {
+        guard case .receiving(let head, let arrival) = state else { return nil }
+        return (head, arrival)
+    }
+
+    /// The request being received is handed on before its body ended (a large upload the
+    /// recording proxy forwards as it arrives): its answer begins now, and the rest of its body
+    /// comes as ``PartAction/requestBody(_:)`` and ``PartAction/requestEnd``.
+    mutating func handOnUpload() {
+        guard case .receiving(let head, _) = state else { return }
+        beginAnswer(keepAlive: head.keepsConnection)
+        streamed = StreamedBody(kind: .upload, size: receivedBodySize)
     }
 
     /// Nothing was read for the idle timeout: whether to close. A connection with a response or
@@ -387,7 +420,7 @@ struct ExchangeStateMachine {
         }
         if isHTTP2Stream, GRPCCall.isGRPC(contentType: head.headers.first(name: "Content-Type")) {
             beginAnswer(keepAlive: true)
-            streamedBodySize = 0
+            streamed = StreamedBody(kind: .call, size: 0)
             return .respondStreaming(head, arrival: now)
         }
         state = .receiving(head, arrival: now)
@@ -400,22 +433,24 @@ struct ExchangeStateMachine {
     }
 
     /// A part of the body of a request handed on early (the answer may be under way already).
-    private mutating func takeStreamed(_ part: HTTPServerRequestPart, size: Int) -> PartAction {
+    private mutating func takeStreamed(_ part: HTTPServerRequestPart, _ body: StreamedBody) -> PartAction {
         switch part {
         case .body(let chunk):
-            guard size + chunk.readableBytes <= maxBodySize else {
-                streamedBodySize = nil
+            guard body.size + chunk.readableBytes <= maxBodySize else {
+                streamed = nil
                 state = .closing
-                return .refuseCall(reason: "the request body is over the limit of \(maxBodySize) bytes (--max-body)")
+                let reason = "the request body is over the limit of \(maxBodySize) bytes (--max-body)"
+                // An upload's answer may be under way: all that is left is to cut it.
+                return body.kind == .call ? .refuseCall(reason: reason) : .abandonRequest(reason: reason)
             }
-            streamedBodySize = size + chunk.readableBytes
+            streamed?.size += chunk.readableBytes
             return .requestBody(chunk)
         case .end:
-            streamedBodySize = nil
+            streamed = nil
             return .requestEnd
         case .head:
             // A stream carries one request.
-            streamedBodySize = nil
+            streamed = nil
             return .abandonRequest(reason: "a second request head on one stream")
         }
     }

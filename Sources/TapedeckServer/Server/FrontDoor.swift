@@ -28,8 +28,25 @@ package struct FrontDoor: Responder {
         respond(to: request, control: ControlHeaders(request.head.headerFields), sink: sink)
     }
 
+    /// Whether the mode forwards this request whatever its body (a recording proxy's upload that
+    /// no recording could match): it then decides it again, as its body arrives.
+    package func forwardsAsItArrives(_ request: IncomingRequest) -> Bool {
+        guard !request.isAdmin, case .forward? = mode.decideStreaming(request, control: ControlHeaders(request.head.headerFields)) else {
+            return false
+        }
+        return true
+    }
+
     /// Answers a request for the mode, its control headers read once.
     private func respond(to request: IncomingRequest, control: ControlHeaders, sink: ResponseSink) {
+        if let upload = request.arrivingBody {
+            if let decision = mode.decideStreaming(request, control: control) {
+                return carryOut(decision, for: request, control: control, sink: sink)
+            }
+            return upload.whenEnded { whole in
+                if let whole { respond(to: request.whole(whole), control: control, sink: sink) }
+            }
+        }
         if let stream = request.bodyStream {
             if let decision = mode.decideStreaming(request, control: control) {
                 return carryOut(decision, for: request, control: control, sink: sink)

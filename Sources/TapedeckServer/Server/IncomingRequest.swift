@@ -15,10 +15,12 @@ package struct IncomingRequest: Sendable {
     /// The protocol version the request came in with (an HTTP/2 stream says 2.0): whether the
     /// upstream leg speaks HTTP/2, and how trailers are framed.
     package var version: HTTPVersion
-    /// The whole body; empty while ``bodyStream`` brings it, or when it is in ``spooledBody``.
+    /// The whole body; empty while ``bodyStream`` or ``arrivingBody`` brings it, or when it is in ``spooledBody``.
     package var body: ByteBuffer
     /// The whole body when it was too large to hold in memory: in a file, named by its SHA-256.
     package var spooledBody: SpooledBody?
+    /// The body still arriving into a file, for a large upload handed on before it ended.
+    package var arrivingBody: ArrivingUpload?
     /// The body still arriving, for a request handed on before it ended (a gRPC call on an HTTP/2
     /// stream); nil for a whole request.
     package var bodyStream: RequestBodyStream?
@@ -175,6 +177,14 @@ extension IncomingRequest {
         var whole = self
         whole.body = body
         whole.bodyStream = nil
+        return whole
+    }
+
+    /// The request with `body`, the whole of what its ``arrivingBody`` brought.
+    func whole(_ body: SpooledBody) -> IncomingRequest {
+        var whole = self
+        whole.spooledBody = body
+        whole.arrivingBody = nil
         return whole
     }
 

@@ -19,8 +19,9 @@ package protocol Mode: Sendable {
     /// it, never nil.
     func decide(_ request: IncomingRequest, control: ControlHeaders, quickly: Bool) -> Decision?
 
-    /// Decides a request whose body is still arriving (``IncomingRequest/bodyStream``) when its
-    /// body cannot change the decision; nil to decide it once it is complete. On the event loop.
+    /// Decides a request whose body is still arriving (``IncomingRequest/bodyStream``,
+    /// ``IncomingRequest/arrivingBody``) when its body cannot change the decision; nil to decide it
+    /// once it is complete. On the event loop.
     func decideStreaming(_ request: IncomingRequest, control: ControlHeaders) -> Decision?
 
     /// Whether `CONNECT` to `host` is relayed untouched rather than intercepted.
@@ -63,4 +64,13 @@ package protocol Responder: Sendable {
 
     /// What a `CONNECT host:port` becomes.
     func connectPlan(host: String, port: Int) -> ConnectPlan
+
+    /// Whether a request whose large body is still arriving goes upstream whatever that body is,
+    /// so that it may be handed on at once (``IncomingRequest/arrivingBody``). On the event loop.
+    func forwardsAsItArrives(_ request: IncomingRequest) -> Bool
+}
+
+extension Responder {
+    /// Every request is answered once its body is whole.
+    package func forwardsAsItArrives(_ request: IncomingRequest) -> Bool { false }
 }

@@ -18,7 +18,8 @@ struct RequestBodyCollector {
     /// Where spools make their folders.
     let root: URL
     private var buffer = ByteBuffer()
-    private var spool: UploadSpool?
+    /// Where the body goes once it passed the threshold.
+    private(set) var spool: UploadSpool?
 
     init(threshold: Int, root: URL) {
         self.threshold = threshold

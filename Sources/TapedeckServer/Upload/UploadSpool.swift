@@ -13,11 +13,12 @@ import NIOCore
 /// memory speed.
 final class UploadSpool {
     private let folder: URL
-    private let temporary: URL
+    /// The file the bytes go to until ``finish()`` names it.
+    let temporary: URL
     private var handle: FileHandle?
     private var hash = SHA256()
-    /// The bytes written to the file.
-    private var byteCount = 0
+    /// The bytes written to the file so far.
+    private(set) var byteCount = 0
     /// The bytes kept until there are ``writeSize`` of them: HTTP/2 brings a body in frames of
     /// 16 KiB, and a write a frame cost more than the frames' bytes did.
     private var pending = ByteBuffer()

@@ -30,6 +30,10 @@ import Testing
         func writabilityChanged(isWritable: Bool) -> Bool { machine.writabilityChanged(isWritable: isWritable) }
         func connectionClosed() -> Bool { machine.connectionClosed() }
         func bodyNotKept(_ reason: String) -> ExchangeStateMachine.PartAction { machine.bodyNotKept(reason) }
+        var requestBeingReceived: (head: HTTPRequestHead, arrival: NIODeadline)? { machine.requestBeingReceived }
+        func handOnUpload() { machine.handOnUpload() }
+        var receivesBody: Bool { machine.receivesBody }
+        func bodyTimedOut() -> ExchangeStateMachine.PartAction { machine.bodyTimedOut(after: .seconds(60)) }
     }
 
     private let now = NIODeadline.uptimeNanoseconds(1_000)
@@ -128,6 +132,36 @@ import Testing
         #expect(overHTTP1.received(.head(head(.POST, "/demo.Greeter/Chat", [("content-type", "application/grpc")])), now: now) == .none)
         let plain = Driver(maxBodySize: 8, isTunnel: false)
         #expect(plain.received(.head(head(.POST, "/items", version: http2)), now: now) == .none)
+    }
+
+    @Test func anUploadHandedOnWhileItArrivesKeepsItsLimitAndDeadline() {
+        let upload = head(.POST, "/upload", [("Transfer-Encoding", "chunked")])
+        let machine = Driver(maxBodySize: 8, isTunnel: false)
+        #expect(machine.requestBeingReceived == nil)
+        _ = machine.received(.head(upload), now: now)
+        #expect(machine.received(.body(ByteBuffer(string: "1234")), now: now) == .collect(ByteBuffer(string: "1234")))
+        #expect(machine.requestBeingReceived?.head == upload && machine.requestBeingReceived?.arrival == now)
+        machine.handOnUpload()
+        #expect(machine.isResponding && machine.readRequested(), "its answer may begin while the body is read on")
+        #expect(machine.receivesBody, "the body deadline still runs")
+        #expect(machine.received(.body(ByteBuffer(string: "5678")), now: now) == .requestBody(ByteBuffer(string: "5678")))
+        #expect(machine.responseEnded() == .keepAlive, "the upstream may answer before the body ends")
+        #expect(machine.received(.end(nil), now: now) == .requestEnd)
+        #expect(!machine.receivesBody)
+
+        let tooLong = Driver(maxBodySize: 8, isTunnel: false)
+        _ = tooLong.received(.head(upload), now: now)
+        _ = tooLong.received(.body(ByteBuffer(string: "1234")), now: now)
+        tooLong.handOnUpload()
+        #expect(tooLong.received(.body(ByteBuffer(string: "56789")), now: now)
+            == .abandonRequest(reason: "the request body is over the limit of 8 bytes (--max-body)"))
+
+        let stalled = Driver(maxBodySize: 8, isTunnel: false)
+        _ = stalled.received(.head(upload), now: now)
+        stalled.handOnUpload()
+        #expect(stalled.bodyTimedOut() == .abandonRequest(reason: "no byte of the request body arrived for 60 s (--body-timeout)"),
+                "its answer may be under way: no 408 now")
+        #expect(stalled.received(.body(ByteBuffer(string: "1")), now: now) == .none, "what still comes is dropped")
     }
 
     @Test func aClientThatDoesNotTakeItsAnswersIsNotReadFrom() {
