@@ -6,6 +6,7 @@
 #   match    `tapedeck replay` of a cassette that recorded these very uploads (matched by digest);
 #   miss     the same server, with one byte of the body changed (599 and its diagnosis);
 #   record   `tapedeck record` forwarding to the Python upstream and recording;
+#   recbare  the same in front of the bare SwiftNIO server, an upstream that costs next to nothing;
 #   bare     a bare SwiftNIO server that reads the body and drops it (Benchmarks/BareServer, with
 #            Tapedeck's HTTP/2 receive windows);
 #   python   Python's http.server reading the body (scripts/upload_upstream.py; HTTP/1.1 only),
@@ -55,6 +56,8 @@ start replay "$BIN/tapedeck" replay "$WORK/seed.json" --max-body $LIMIT; REPLAY_
 start record "$BIN/tapedeck" record "$WORK/recorded.json" --target "http://127.0.0.1:$PYTHON_PORT" --max-body $LIMIT
 RECORD_PORT=$PORT RECORD_PID=$PID
 start bareh1 "$BENCH_BIN/bare-server"; BARE_H1_PORT=$PORT
+start recbare "$BIN/tapedeck" record "$WORK/recorded-bare.json" --target "http://127.0.0.1:$BARE_H1_PORT" --max-body $LIMIT
+RECBARE_PORT=$PORT RECBARE_PID=$PID
 start bareh2 "$BENCH_BIN/bare-server" --http2; BARE_H2_PORT=$PORT
 
 # settle PID: after a recording, waits (at most 5 s) until the recorder used no CPU for 0.2 s and
@@ -75,7 +78,7 @@ settle() {
 CASES=()
 for protocol in h1 h2; do
   CASES+=("stub $STUB_PORT '' $protocol" "match $REPLAY_PORT '' $protocol" "miss $REPLAY_PORT -changed $protocol"
-          "record $RECORD_PORT '' $protocol")
+          "record $RECORD_PORT '' $protocol" "recbare $RECBARE_PORT '' $protocol")
 done
 CASES+=("bare $BARE_H1_PORT '' h1" "bare $BARE_H2_PORT '' h2" "python $PYTHON_PORT '' h1")
 declare -A TIMES
@@ -89,6 +92,7 @@ for round in $(seq 1 "$ROUNDS"); do
       seconds="$(upload "http://127.0.0.1:$port/upload/$size" "$WORK/$size$suffix.bin" "${flags[@]}")"
       TIMES["$name $protocol $size"]+="$seconds "
       [ "$name" = record ] && settle "$RECORD_PID"
+      [ "$name" = recbare ] && settle "$RECBARE_PID"
     done
   done
   echo "round $round done" >&2
