@@ -9,7 +9,8 @@ import PackageDescription
 // only the server, the tooling, the AsyncHTTPClient or the OpenAPI part uses is named under that
 // part's trait, so a package that depends on this one with `traits: []` resolves swift-http-types
 // alone (SwiftPM 6.2 and later leave out a package whose every use is behind a trait that is off).
-// All four are on by default: this package's own build and tests, and a dependent that names no
+// The core's GraphQL matching (GraphQLSwift, under the `GraphQL` trait) is kept out the same way.
+// All are on by default: this package's own build and tests, and a dependent that names no
 // traits, see every target as before. Test targets need no condition: a dependent never resolves
 // what only they use.
 
@@ -53,7 +54,8 @@ let package = Package(
         .trait(name: "SwiftNIO", description: "TapedeckNIO, the SwiftNIO and AsyncHTTPClient parts the servers and TapedeckAsyncHTTPClient share (on with either)."),
         .trait(name: "OpenAPI", description: "TapedeckOpenAPI: swift-openapi-runtime."),
         .trait(name: "GRPC", description: "TapedeckGRPC: grpc-swift 2's GRPCCore (macOS 15, iOS 18 and matching)."),
-        .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI", "GRPC"]),
+        .trait(name: "GraphQL", description: "GraphQL requests matched by their operation in the core (TapedeckCore/GraphQL): GraphQLSwift's GraphQL and swift-collections."),
+        .default(enabledTraits: ["Server", "Tooling", "AsyncHTTPClient", "OpenAPI", "GRPC", "GraphQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -76,6 +78,8 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
         // Only for tests: the runtime of the committed generated client (Tests/TapedeckGRPCSwiftTests/Generated).
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        // GraphQLSwift: parsing GraphQL queries in the core, for matching by operation (the GraphQL trait).
+        .package(url: "https://github.com/GraphQLSwift/GraphQL.git", from: "4.3.0"),
     ],
     targets: [
         // zlib, for gzip and deflate bodies: the system library, no SwiftNIO.
@@ -96,6 +100,7 @@ let package = Package(
                 "CRenameExchange",
                 .target(name: "CLibCrypto", condition: .when(platforms: [.linux, .android])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GraphQL", package: "GraphQL", condition: .when(traits: ["GraphQL"])),
             ]
         ),
         // The in-process connector: replay and record without sockets.

@@ -48,10 +48,11 @@ fi
 # The JSON Schema checks use Python's jsonschema (and openapi-spec-validator for the admin API's
 # document); the gRPC tests' client and upstream are grpcio; the WebSocket tests' client and
 # service are websockets; requests and httpx (with h2, its HTTP/2) are clients through the
-# intercepting proxy. Each entry is PACKAGE:MODULE (what pip installs, what Python imports).
+# intercepting proxy; graphql-core judges the GraphQL parser. Each entry is PACKAGE:MODULE (what
+# pip installs, what Python imports).
 if command -v python3 >/dev/null 2>&1; then
     for entry in jsonschema:jsonschema openapi-spec-validator:openapi_spec_validator grpcio:grpc websockets:websockets \
-                 requests:requests httpx:httpx h2:h2; do
+                 requests:requests httpx:httpx h2:h2 graphql-core:graphql; do
         package="${entry%%:*}" module="${entry##*:}"
         if ! python3 -c "import $module" >/dev/null 2>&1; then
             python3 -m pip install --quiet --no-cache-dir "$package" \

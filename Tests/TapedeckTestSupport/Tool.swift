@@ -50,6 +50,8 @@ public struct Tool: Sendable, CustomStringConvertible {
     public static let h2 = python("h2")
     /// Python's requests.
     public static let requests = python("requests")
+    /// Python's graphql-core: the outside judge of which GraphQL documents parse (`scripts/graphql_judge.py`).
+    public static let graphqlCore = python("graphql", package: "graphql-core")
 
     /// Why a test that needs `tools` is skipped: each missing one once, with how to install it;
     /// nil when none is missing. A Python module is not named when Python itself is missing.
