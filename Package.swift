@@ -48,7 +48,7 @@ let package = Package(
     traits: [
         .trait(name: "Server", description: "TapedeckServer and, with Tooling, the tapedeck command: SwiftNIO, swift-nio-ssl, swift-certificates, swift-crypto, swift-argument-parser, AsyncHTTPClient (for drift).",
                enabledTraits: ["SwiftNIO"]),
-        .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import, descriptor sets): Yams, swift-protobuf."),
+        .trait(name: "Tooling", description: "TapedeckTooling (inspect, lint, redact, HAR and VCR import, descriptor sets, OpenAPI documents): Yams, swift-protobuf, OpenAPIKit."),
         .trait(name: "AsyncHTTPClient", description: "TapedeckAsyncHTTPClient: AsyncHTTPClient and SwiftNIO.",
                enabledTraits: ["SwiftNIO"]),
         .trait(name: "SwiftNIO", description: "TapedeckNIO, the SwiftNIO and AsyncHTTPClient parts the servers and TapedeckAsyncHTTPClient share (on with either)."),
@@ -71,6 +71,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit.git", from: "6.4.0"),
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // grpc-swift 2: GRPCCore for TapedeckGRPC (the GRPC trait); the NIO transport only for tests, as a real client.
@@ -168,6 +169,9 @@ let package = Package(
             dependencies: [
                 "TapedeckCore",
                 .product(name: "Yams", package: "Yams", condition: tooling),
+                // OpenAPI documents' structure, 3.0 and 3.1 (`tapedeck openapi`).
+                .product(name: "OpenAPIKit", package: "OpenAPIKit", condition: tooling),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit", condition: tooling),
                 // Descriptor sets only (`--proto-descriptor-set`); no generated code, no plugin.
                 .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: tooling),
             ]

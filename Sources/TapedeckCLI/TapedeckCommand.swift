@@ -20,7 +20,7 @@ struct TapedeckCommand: AsyncParsableCommand {
         subcommands: [
             ReplayCommand.self, RecordCommand.self, CACommand.self,
             InspectCommand.self, LintCommand.self, RedactCommand.self, PruneCommand.self, MergeCommand.self,
-            HARCommand.self, ImportVCRCommand.self, DriftCommand.self,
+            HARCommand.self, ImportVCRCommand.self, DriftCommand.self, OpenAPICommand.self,
         ]
     )
 

@@ -1,19 +1,19 @@
 import Foundation
 
 /// Name and value pairs of a query string or an `application/x-www-form-urlencoded` body.
-enum FormURLEncoding {
+package enum FormURLEncoding {
     /// One decoded name and value.
-    struct Pair: Sendable, Hashable, Comparable {
-        var name: String
-        var value: String
+    package struct Pair: Sendable, Hashable, Comparable {
+        package var name: String
+        package var value: String
 
-        static func < (lhs: Pair, rhs: Pair) -> Bool {
+        package static func < (lhs: Pair, rhs: Pair) -> Bool {
             (lhs.name, lhs.value) < (rhs.name, rhs.value)
         }
     }
 
     /// Splits and decodes `a=1&b=2&a=3`: `+` is a space, percent escapes are decoded, order kept.
-    static func pairs(_ text: Substring) -> [Pair] {
+    package static func pairs(_ text: Substring) -> [Pair] {
         var pairs: [Pair] = []
         for item in text.utf8.split(separator: UInt8(ascii: "&")) {
             if let equals = item.firstIndex(of: UInt8(ascii: "=")) {
@@ -39,7 +39,7 @@ enum FormURLEncoding {
     }
 
     /// Decodes one component.
-    static func decode(_ component: Substring) -> String {
+    package static func decode(_ component: Substring) -> String {
         guard component.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
             return String(component)
         }
