@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import TapedeckCore
 import TapedeckServer
+import TapedeckTooling
 
 /// `tapedeck replay`: serve cassettes over HTTP, directly and as a forward proxy.
 struct ReplayCommand: AsyncParsableCommand {
@@ -41,9 +42,12 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Access") var safety: ServerSafetyOptions
 
+    @Option(help: ArgumentHelp("Answer what no recording or stub does from this OpenAPI document (YAML or JSON).", valueName: "SPEC"))
+    var openapi: String?
+
     func validate() throws {
-        guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty else {
-            throw ValidationError("give at least one cassette, --stubs FILE or --cassette-dir")
+        guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty || openapi != nil else {
+            throw ValidationError("give at least one cassette, --stubs FILE, --cassette-dir or --openapi SPEC")
         }
         guard AnswerStatusRule.stubbed.contains(unmatchedStatus) else {
             throw ValidationError("--unmatched-status must be from 100 to 999, not \(unmatchedStatus)")
@@ -55,9 +59,11 @@ struct ReplayCommand: AsyncParsableCommand {
         let deck: ReplayDeck
         do {
             try lifecycle.apply(to: &options)
+            var contract = try openapi.map { spec throws(ToolingError) in try APIDocumentFile.contract(at: URL(filePath: spec)) }
+            contract?.seed = playback.seed
             deck = try ReplayMode.loadDeck(files: cassettes.map { URL(filePath: $0) },
                                                 stubFiles: lifecycle.stubFiles.map { URL(filePath: $0) },
-                                                options: options, hooks: lifecycle.hooks)
+                                                options: options, hooks: lifecycle.hooks, contract: contract)
         } catch {
             Diagnostic.error("\(error)")
             throw ExitCode(2)

@@ -10,7 +10,7 @@ struct PlaybackArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Vary each delay by up to this percentage (deterministic with --seed).", valueName: "PERCENT"))
     var jitter: Double?
 
-    @Option(help: "Seed of the jitter.")
+    @Option(help: "Seed of the jitter and of bodies generated from --openapi's schemas.")
     var seed: UInt64 = 0
 
     @Option(help: "When every matching interaction was played.")

@@ -106,7 +106,8 @@ extension APIContract {
         String(header.split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
     }
 
-    private static func isJSON(_ mediaType: String) -> Bool {
+    /// Whether a media type is JSON: `application/json`, or any `+json`.
+    static func isJSON(_ mediaType: String) -> Bool {
         mediaType == "application/json" || mediaType.hasSuffix("+json")
     }
 

@@ -16,6 +16,8 @@ public struct APIContract: Sendable {
     let operations: [APIOperation]
     /// What the document's schemas hold that is not checked, each once.
     public let warnings: [SchemaWarning]
+    /// The seed of the bodies generated from schemas (``answer(for:)``): the same seed gives the same bytes.
+    public var seed: UInt64 = 0
 
     private static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 
@@ -167,13 +169,27 @@ extension APIContract {
         /// A `content` map, or nil when there is none (an answer without body).
         private mutating func content(at pointer: JSONPointer) throws(APIContractError) -> APIOperation.Content? {
             guard case .object(let types)? = pointer.resolve(in: document) else { return nil }
-            var mediaTypes: [String: JSONSchema?] = [:]
+            var content = APIOperation.Content(mediaTypes: [:])
             for type in types.keys {
                 let at = pointer.appending(type)
                 let hasSchema = at.appending("schema").resolve(in: document) != nil
-                mediaTypes[type.lowercased()] = hasSchema ? .some(try compile(at.appending("schema"))) : .some(nil)
+                content.mediaTypes[type.lowercased()] = hasSchema ? .some(try compile(at.appending("schema"))) : .some(nil)
+                content.examples[type.lowercased()] = try examples(at: at)
             }
-            return APIOperation.Content(mediaTypes: mediaTypes)
+            return content
+        }
+
+        /// A media type's `examples` by name (each an Example Object's `value`), and its `example` as `example`.
+        private func examples(at pointer: JSONPointer) throws(APIContractError) -> [String: JSONValue] {
+            var examples: [String: JSONValue] = [:]
+            if let example = pointer.appending("example").resolve(in: document) { examples["example"] = example }
+            if case .object(let named)? = pointer.appending("examples").resolve(in: document) {
+                for name in named.keys {
+                    let (value, _) = try resolve(pointer.appending("examples").appending(name))
+                    if case .object(let fields) = value, let example = fields["value"] { examples[name] = example }
+                }
+            }
+            return examples
         }
 
         private mutating func compile(_ pointer: JSONPointer) throws(APIContractError) -> JSONSchema {

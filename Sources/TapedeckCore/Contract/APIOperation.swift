@@ -21,6 +21,8 @@ struct APIOperation: Sendable {
     /// A body as the document describes it: by media type, each with its schema if any.
     struct Content: Sendable {
         var mediaTypes: [String: JSONSchema?]
+        /// Each media type's examples by name (`example` alone is named `example`).
+        var examples: [String: [String: JSONValue]] = [:]
     }
 
     /// The method, upper case.

@@ -15,6 +15,10 @@ package final class Player: Sendable {
     package let options: PlaybackOptions
     /// The stubs consulted when no recording matches, their scenarios, and the request log `verify` reads.
     package let stubs: StubSet
+    /// The API document that answers what neither a recording nor a stub does (`--openapi`).
+    package let contract: APIContract?
+    /// The document's operations that recordings answer, and only they.
+    private let recordedOperations: Set<String>
     private let matcher: Matcher
     private let hooks: PlaybackHooks
     private let cassetteNames: [String]
@@ -36,8 +40,9 @@ package final class Player: Sendable {
     /// Creates a player over one or more named cassettes, searched in order.
     ///
     /// - Parameter stubs: stubs given in code, consulted after the cassettes' own stubs.
+    /// - Parameter contract: an API document answering what no recording and no stub does.
     package init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions = PlaybackOptions(),
-                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) {
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [], contract: APIContract? = nil) {
         var interactions: [Interaction] = []
         var cassetteOfIndex: [Int] = []
         var firstIndexOfCassette: [Int] = []
@@ -60,6 +65,8 @@ package final class Player: Sendable {
         self.stubs = StubSet(cassettes.flatMap(\.cassette.stubs) + stubs, seed: options.latency.jitter?.seed ?? 0, now: hooks.now,
                              maxTemplateOutput: options.maxTemplateOutput)
         self.matcher = Matcher(interactions: interactions, options: options.match)
+        self.contract = contract
+        recordedOperations = contract?.operations(recordedIn: interactions) ?? []
     }
 
     /// Creates a player over one cassette.
@@ -105,6 +112,9 @@ package final class Player: Sendable {
         stubs.log(request, session: session)
         guard !candidates.isEmpty else {
             if let served = stubs.answer(request, session: session) { return .played(playback(of: served, for: request)) }
+            if let documented = contract?.answer(for: request, unless: recordedOperations) {
+                return .played(playback(ofDocumented: documented, for: request))
+            }
             guard explainingMisses else { return .unmatched(unexplainedMiss(of: request)) }
             let nearest = matched.isEmpty
                 ? matcher.nearMisses(for: request)
@@ -116,6 +126,7 @@ package final class Player: Sendable {
             }
             unmatched.nearestStubs = nearestStubs
             unmatched.hint = Self.missHint(hasRecordings: !interactions.isEmpty, nearestStubs: nearestStubs)
+            if let misfit = contract?.misfit(request) { unmatched.hint = "The API document does not answer it: \(misfit). " + unmatched.hint }
             return .unmatched(unmatched)
         }
         return play(request, as: incoming, among: candidates, session: session)
@@ -194,6 +205,13 @@ package final class Player: Sendable {
             stub: Playback.StubServed(id: served.stub.id, name: served.stub.name),
             fault: response.fault,
             conversation: response.websocket.map { WebSocketConversation($0, latency: options.latency.option, secrets: options.secrets) })
+    }
+
+    /// The API document's answer as a playback, named as a stub would be (`openapi`).
+    private func playback(ofDocumented response: CassetteResponse, for request: CassetteRequest) -> Playback {
+        Playback(interaction: Interaction(request: request, response: response), cassette: "openapi", index: -1, position: -1,
+                 playCount: 0, delay: ResponseDelay(head: .zero, total: .zero),
+                 stub: Playback.StubServed(id: "openapi", name: "the API document"))
     }
 
     /// The custom rules the interaction at `index` fails for the request, as rule failures.

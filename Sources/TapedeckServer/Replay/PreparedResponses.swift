@@ -38,7 +38,8 @@ package struct PreparedResponses: Sendable {
 
     /// The wire form of a played interaction; a stub's answer is prepared when it is served.
     package func response(for playback: Playback) throws(ContentCodingError) -> PreparedResponse {
-        guard playback.stub == nil else { return try PreparedResponse(playback.interaction) }
+        // A stub's answer, or the API document's, is made for the request.
+        guard playback.position >= 0 else { return try PreparedResponse(playback.interaction) }
         return responses[responseOfInteraction[playback.position]]
     }
 }

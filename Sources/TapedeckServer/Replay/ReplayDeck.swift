@@ -7,10 +7,11 @@ package final class ReplayDeck: Sendable {
     /// Every response, prepared for the wire at load.
     package let prepared: PreparedResponses
 
-    /// Prepares named cassettes under playback options; `stubs` are consulted after the cassettes' own.
+    /// Prepares named cassettes under playback options; `stubs` are consulted after the cassettes'
+    /// own, then `contract`, the API document.
     package init(cassettes: [(name: String, cassette: Cassette)], options: PlaybackOptions,
-                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = []) throws(ReplayLoadError) {
-        player = Player(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
+                hooks: PlaybackHooks = PlaybackHooks(), stubs: [Stub] = [], contract: APIContract? = nil) throws(ReplayLoadError) {
+        player = Player(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs, contract: contract)
         prepared = try PreparedResponses(player)
     }
 }

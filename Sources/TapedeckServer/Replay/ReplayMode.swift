@@ -63,7 +63,8 @@ package final class ReplayMode: Mode {
 
     /// Loads cassette files and stub files and prepares them; a broken one throws naming the file and the place.
     package static func loadDeck(files: [URL], stubFiles: [URL] = [], options: PlaybackOptions,
-                                hooks: PlaybackHooks = PlaybackHooks(), codec: CassetteCodec = CassetteCodec()) throws -> ReplayDeck {
+                                hooks: PlaybackHooks = PlaybackHooks(), contract: APIContract? = nil,
+                                codec: CassetteCodec = CassetteCodec()) throws -> ReplayDeck {
         AllocatorTuning.beforeLoading()
         defer { AllocatorTuning.afterLoading() }
         var cassettes: [(name: String, cassette: Cassette)] = []
@@ -71,7 +72,7 @@ package final class ReplayMode: Mode {
         var stubCodec = codec
         stubCodec.document = .stubs
         let stubs = try stubFiles.flatMap { try stubCodec.load($0).stubs }
-        return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs)
+        return try ReplayDeck(cassettes: cassettes, options: options, hooks: hooks, stubs: stubs, contract: contract)
     }
 
     package func decide(_ request: IncomingRequest, control: ControlHeaders, quickly: Bool) -> Decision? {
