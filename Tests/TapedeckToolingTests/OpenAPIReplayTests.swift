@@ -82,6 +82,42 @@ struct OpenAPIReplayTests {
                 "\(unknown.body)")
     }
 
+    @Test("violations go to the journal and the 599 diagnosis, never into the answer", .requires(.curl))
+    func violationsAreNoted() throws {
+        let recorded = Interaction(request: CassetteRequest(method: "GET", url: "/v1/pets/1"),
+                                   response: CassetteResponse(status: 200, headers: ["Content-Type": "application/json"],
+                                                              body: Body(text: #"{"id": "one", "name": "Rex"}"#)))
+        let (server, port) = try server(cassette: Cassette(interactions: [recorded]))
+        defer { server.stop() }
+        let served = try get(port, "/v1/pets/1")
+        #expect(served.status == 200 && !served.body.contains("violation"))
+        let unknown = try get(port, "/v1/owners")
+        let diagnosis = try #require(try JSONSerialization.jsonObject(with: Data(unknown.body.utf8)) as? [String: Any])
+        #expect(diagnosis["violations"] as? [String] == ["request.path: /v1/owners is not in the document"], "\(unknown.body)")
+        let journal = try get(port, "/__tapedeck/journal")
+        let entries = try #require((try JSONSerialization.jsonObject(with: Data(journal.body.utf8)) as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.map { $0["violations"] as? [String] ?? [] } == [
+            ["response.body $.id: expected integer, got string"],
+            ["request.path: /v1/owners is not in the document"],
+        ], "\(journal.body)")
+        let exchanges = try get(port, "/__tapedeck/exchanges")
+        #expect(exchanges.body.contains("response.body $.id: expected integer, got string"), "the inspector's exchanges: \(exchanges.body)")
+    }
+
+    @Test("--openapi-strict refuses a request that breaks the document with 400 problem details", .requires(.curl))
+    func strictRefuses() throws {
+        let (server, port) = try server("petstore-3.0.yaml", cassette: nil, ["--openapi-strict"])
+        defer { server.stop() }
+        let refused = try get(port, "/v1/pets?limit=0")
+        #expect(refused.status == 400 && refused.type == "application/problem+json", "\(refused)")
+        let problem = try #require(try JSONSerialization.jsonObject(with: Data(refused.body.utf8)) as? [String: Any])
+        #expect(problem["status"] as? Int == 400)
+        #expect(problem["violations"] as? [String] == ["request.query limit: 0 is less than the minimum 1",
+                                                       "request.header X-Request-Id: required, missing"], "\(refused.body)")
+        let conforming = try get(port, "/v1/pets?limit=5", ["X-Request-Id: 0b8f6a4e-5c1d-4e2f-9a3b-7c6d5e4f3a2b"])
+        #expect(conforming.status == 200, "\(conforming)")
+    }
+
     @Test("a document that cannot be read stops the server from starting, with exit 2")
     func unreadableDocument() throws {
         let spec = try ToolingTestSupport.temporaryFolder().appendingPathComponent("broken.yaml")

@@ -5,20 +5,24 @@ extension APIContract {
     /// (path, query, headers), its request body, its status and its answer's body, in that order.
     /// `index` is the interaction's place in its cassette, carried by each violation.
     public func violations(of interaction: Interaction, at index: Int) -> [ContractViolation] {
-        let request = interaction.request
-        let found: [ContractViolation]
-        switch fit(method: request.method.uppercased(), path: request.target.path) {
-        case .none(let missing):
-            found = [missing]
-        case .operation(let operation, let pathValues):
-            found = parameterViolations(operation, request: request, pathValues: pathValues)
-                + requestBodyViolations(operation, request: request)
-                + responseViolations(operation, interaction: interaction)
-        }
-        return found.map { violation in
+        violations(of: interaction.request, answeredWith: interaction).map { violation in
             var placed = violation
             placed.interaction = index
             return placed
+        }
+    }
+
+    /// Every way a request breaks the document, and the answer it got when given (the response
+    /// of `answer`, checked against the operation the request fits): how a server checks what
+    /// it served.
+    public func violations(of request: CassetteRequest, answeredWith answer: Interaction? = nil) -> [ContractViolation] {
+        switch fit(method: request.method.uppercased(), path: request.target.path) {
+        case .none(let missing):
+            return [missing]
+        case .operation(let operation, let pathValues):
+            return parameterViolations(operation, request: request, pathValues: pathValues)
+                + requestBodyViolations(operation, request: request)
+                + (answer.map { responseViolations(operation, interaction: $0) } ?? [])
         }
     }
 

@@ -16,8 +16,10 @@ public struct APIContract: Sendable {
     let operations: [APIOperation]
     /// What the document's schemas hold that is not checked, each once.
     public let warnings: [SchemaWarning]
-    /// The seed of the bodies generated from schemas (``answer(for:)``): the same seed gives the same bytes.
+    /// The seed of the bodies generated from schemas (``answer(for:unless:)``): the same seed gives the same bytes.
     public var seed: UInt64 = 0
+    /// Whether a server refuses a request that breaks the document, instead of serving it (`--openapi-strict`).
+    public var refusesViolations = false
 
     private static let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 

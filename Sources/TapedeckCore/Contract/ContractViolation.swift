@@ -25,8 +25,13 @@ public struct ContractViolation: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `response.body $.user.age: expected integer, got string`: the violation without its interaction.
+    public var line: String {
+        "\(side.rawValue).\(place)\(path.map { " \($0)" } ?? ""): \(message)"
+    }
+
     /// `interactions[3] response.body $.user.age: expected integer, got string`.
     public var description: String {
-        "interactions[\(interaction)] \(side.rawValue).\(place)\(path.map { " \($0)" } ?? ""): \(message)"
+        "interactions[\(interaction)] \(line)"
     }
 }

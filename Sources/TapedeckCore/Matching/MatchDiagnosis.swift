@@ -65,6 +65,8 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
     public var nearest: [NearMiss]
     /// Up to three nearest stubs, when there are stubs.
     public var nearestStubs: [StubNearMiss]?
+    /// How the request breaks the API document given with `--openapi`, one line each; nil without one.
+    public var violations: [String]?
     /// What to do next.
     public var hint: String
 

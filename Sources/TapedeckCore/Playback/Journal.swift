@@ -38,6 +38,8 @@ package struct JournalEntry: Sendable, Hashable, Codable {
     package var stubName: String?
     /// The broken connection the stub made instead of answering, if it asked for one.
     package var fault: StubFault?
+    /// How the request, or the answer served, breaks the API document (`--openapi`), one line each.
+    package var violations: [String]?
 
     /// Creates an entry.
     package init(time: String, method: String, url: String, session: String?, outcome: Outcome,
@@ -62,6 +64,7 @@ extension JournalEntry {
     /// the fault it made, if any).
     package init(played playback: Playback, request: CassetteRequest, session: String) {
         self.init(request: request, session: session, outcome: .played)
+        violations = playback.violations.isEmpty ? nil : playback.violations
         if let stub = playback.stub {
             self.stub = stub.id
             stubName = stub.name

@@ -104,6 +104,20 @@ package final class Player: Sendable {
     /// its budget (``StubRegex``). The caller plays it again where waiting harms no one.
     package func play(_ incoming: CassetteRequest, session: String = "", explainingMisses: Bool = true,
                       quickly: Bool) -> PlaybackResult? {
+        let result = answer(incoming, session: session, explainingMisses: explainingMisses, quickly: quickly)
+        guard let contract, let result else { return result }
+        switch result {
+        case .played(let playback):
+            let found = contract.violations(of: incoming, answeredWith: playback.interaction)
+            return found.isEmpty ? result : .played(playback.noting(found.map(\.line)))
+        case .unmatched(var diagnosis):
+            diagnosis.violations = contract.violations(of: incoming).map(\.line)
+            return .unmatched(diagnosis)
+        }
+    }
+
+    /// The answer to a request, from the recordings, the stubs or the API document.
+    private func answer(_ incoming: CassetteRequest, session: String, explainingMisses: Bool, quickly: Bool) -> PlaybackResult? {
         let request = options.secrets.conceal(incoming)
         let matched = matcher.matches(request)
         let candidates = answering(request, among: matched)
@@ -356,10 +370,12 @@ package final class Playback: Sendable {
     /// The WebSocket conversation to play after the upgrade, paced by the latency option; nil
     /// when the interaction holds none.
     package let conversation: WebSocketConversation?
+    /// How the request or this answer breaks the API document (`--openapi`), one line each.
+    package let violations: [String]
 
     package init(interaction: Interaction, cassette: String, index: Int, position: Int, playCount: Int, delay: ResponseDelay,
                  isExpired: Bool = false, stub: StubServed? = nil, fault: StubFault? = nil,
-                 conversation: WebSocketConversation? = nil) {
+                 conversation: WebSocketConversation? = nil, violations: [String] = []) {
         self.interaction = interaction
         self.cassette = cassette
         self.index = index
@@ -370,6 +386,13 @@ package final class Playback: Sendable {
         self.stub = stub
         self.fault = fault
         self.conversation = conversation
+        self.violations = violations
+    }
+
+    /// This playback with the API document's `violations` noted.
+    func noting(_ violations: [String]) -> Playback {
+        Playback(interaction: interaction, cassette: cassette, index: index, position: position, playCount: playCount, delay: delay,
+                 isExpired: isExpired, stub: stub, fault: fault, conversation: conversation, violations: violations)
     }
 
     /// Where the answer came from, for log lines: `interaction 3 of users.json`, or `stub "flaky" (stub-4)`.

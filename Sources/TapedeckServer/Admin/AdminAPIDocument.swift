@@ -878,6 +878,13 @@ package enum AdminAPIDocument {
           "url": {
             "description": "The URL as received, query values named by --redact-query shown redacted.",
             "type": "string"
+          },
+          "violations": {
+            "description": "How the request, or the answer served, breaks the API document given with --openapi, one line each.",
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
           }
         }
       },
@@ -1059,6 +1066,13 @@ package enum AdminAPIDocument {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/StubNearMiss"
+            }
+          },
+          "violations": {
+            "description": "How the request breaks the API document given with --openapi, one line each.",
+            "type": "array",
+            "items": {
+              "type": "string"
             }
           },
           "reason": {

@@ -113,6 +113,10 @@ enum InspectorScript {
           el('p', { class: 'meta' }, facts.filter(Boolean).join(' · ')),
         ];
         if (x.diagnosis) parts.push(renderDiagnosis(x));
+        // How the exchange breaks the API document (--openapi), one line each.
+        if (x.violations) parts.push(el('section', { class: 'violations', id: 'violations' },
+          el('h3', null, 'Breaks the API document (' + x.violations.length + ')'),
+          el('ul', { class: 'failures' }, x.violations.map((line) => el('li', null, line)))));
         parts.push(el('h3', null, 'Request'), messageTable(x.method, x.url, x.request, null));
         if (x.response) parts.push(el('h3', null, 'Response: ' + x.response.status), messageTable(null, null, x.response, null));
         if (x.websocket) parts.push(renderConversation(x.websocket));

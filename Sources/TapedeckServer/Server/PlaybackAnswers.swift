@@ -69,7 +69,8 @@ package final class PlaybackAnswers: Sendable {
     /// Answers a request nothing matched with the unmatched status and the diagnosis as JSON,
     /// redacted as the inspector shows it (the client's credentials are not echoed into logs).
     func refuse(_ diagnosis: MatchDiagnosis, for request: CassetteRequest, session: String, sink: ResponseSink) {
-        let entry = JournalEntry(request: request, session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
+        var entry = JournalEntry(request: request, session: session, outcome: diagnosis.reason == .exhausted ? .exhausted : .unmatched)
+        entry.violations = diagnosis.violations.flatMap { $0.isEmpty ? nil : $0 }
         let (kept, _, removed) = redaction.clean(request: request, response: nil)
         let shown = redaction.clean(diagnosis, request: kept, removed: removed)
         unmatched.append(shown)

@@ -1,5 +1,7 @@
+import Foundation
 import HTTPTypes
 import NIOCore
+import TapedeckCore
 
 /// An answer Tapedeck gives of its own when it will not serve a request: a status, the
 /// `Tapedeck-Error` code a client or a test can branch on, and one line of plain text saying why.
@@ -14,6 +16,8 @@ package struct Refusal: Sendable {
     package var reason: String
     /// Headers the refusal needs beyond its own (a credentials challenge).
     package var extraHeaders: HTTPFields
+    /// A JSON body of RFC 9457 problem details in place of the one line of text.
+    private var problem: Data?
 
     package init(_ status: HTTPResponse.Status, code: String = "bad-request", _ reason: String, extraHeaders: HTTPFields = [:]) {
         self.status = status
@@ -22,16 +26,33 @@ package struct Refusal: Sendable {
         self.extraHeaders = extraHeaders
     }
 
-    /// The body: the reason and a newline.
-    var body: ByteBuffer { ByteBuffer(string: reason + "\n") }
+    /// The body: the reason and a newline, or the problem details.
+    var body: ByteBuffer { problem.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: reason + "\n") }
 
     /// The response, for a body of ``body``'s length.
     var response: HTTPResponse {
         var fields = extraHeaders
-        fields[.contentType] = "text/plain; charset=utf-8"
-        fields[.contentLength] = String(reason.utf8.count + 1)
+        fields[.contentType] = problem == nil ? "text/plain; charset=utf-8" : "application/problem+json"
+        fields[.contentLength] = String(problem?.count ?? reason.utf8.count + 1)
         fields[.tapedeckError] = code
         return HTTPResponse(status: status, headerFields: fields)
+    }
+
+    /// A request that breaks the API document, refused under `--openapi-strict`: 400 with RFC 9457
+    /// problem details, each violation a line of `violations`.
+    package static func contractViolated(_ violations: [ContractViolation], request: CassetteRequest) -> Refusal {
+        let lines = violations.map(\.line)
+        var refusal = Refusal(.badRequest, code: "openapi-violation",
+                              "\(request.method) \(request.url) breaks the API document: \(lines.joined(separator: "; "))")
+        let details: JSONValue = .object([
+            "type": .string("tag:tapedeck,2026:openapi-violation"),
+            "title": .string("The request breaks the API document"),
+            "status": .integer(400),
+            "detail": .string(refusal.reason),
+            "violations": .array(lines.map(JSONValue.string)),
+        ])
+        refusal.problem = details.compactData
+        return refusal
     }
 }
 
