@@ -118,6 +118,40 @@ struct OpenAPIReplayTests {
         #expect(conforming.status == 200, "\(conforming)")
     }
 
+    @Test("record --openapi notes what a live exchange breaks: a warning line and the journal; strict refuses",
+          .requires(.curl, .python3))
+    func recordingNotesViolations() throws {
+        let live = try EchoUpstream(routes: ["/v1/pets/1": EchoUpstream.route(body: ["id": "one", "name": "Rex"])])
+        defer { live.stop() }
+        let cassette = try ToolingTestSupport.temporaryFolder().appendingPathComponent("live.json")
+        let recorder = try TapedeckProcess(["record", cassette.path, "--target", live.baseURL, "--port", "0", "--quiet",
+                                            "--openapi", OpenAPIValidateTests.document("petstore-3.0.yaml").path, "--openapi-strict"],
+                                           environment: ["TAPEDECK_HOME": try ToolingTestSupport.temporaryFolder().path])
+        let port = try recorder.waitUntilListening()
+        let answer = try get(port, "/v1/pets/1")
+        #expect(answer.status == 200 && answer.body.contains(#""id": "one""#), "recorded and passed on as the service answered: \(answer)")
+        #expect(try get(port, "/v1/pets/abc").status == 400, "strict: petId is not an integer, never forwarded")
+        var entries: [[String: Any]] = []
+        try waitUntilSync {
+            let journal = try get(port, "/__tapedeck/journal")
+            entries = (try JSONSerialization.jsonObject(with: Data(journal.body.utf8)) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+            return !entries.isEmpty
+        }
+        #expect(entries.first?["violations"] as? [String] == ["response.body $.id: expected integer, got string"], "\(entries)")
+        let stderr = recorder.stop()
+        #expect(stderr.contains("recorded GET http://127.0.0.1:"), "\(stderr)")
+        #expect(stderr.contains("breaks the API document: response.body $.id: expected integer, got string"), "\(stderr)")
+    }
+
+    /// Polls `condition` for up to 10 s.
+    private func waitUntilSync(_ condition: () throws -> Bool) throws {
+        var tries = 0
+        while try !condition(), tries < 200 {
+            tries += 1
+            usleep(50_000)
+        }
+    }
+
     @Test("a document that cannot be read stops the server from starting, with exit 2")
     func unreadableDocument() throws {
         let spec = try ToolingTestSupport.temporaryFolder().appendingPathComponent("broken.yaml")

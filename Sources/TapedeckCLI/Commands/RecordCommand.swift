@@ -71,6 +71,8 @@ struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Access") var safety: ServerSafetyOptions
 
+    @OptionGroup(title: "API contract") var contract: ContractOptions
+
     func validate() throws {
         guard mode != .replay else {
             throw ValidationError("--mode must be one of \(RecordMode.allValueStrings.joined(separator: ", ")) (use `tapedeck replay` to replay)")
@@ -98,6 +100,7 @@ struct RecordCommand: AsyncParsableCommand {
             settings.stubs = try lifecycle.loadStubs()
             settings.hooks = lifecycle.hooks
             settings.hooks.afterRecord = feedback.afterRecord
+            settings.contract = try contract.contract()
             responder = try RecordingMode(settings: settings, configuration: configuration,
                                             authority: CertificateAuthority(home: configuration.authorityHome))
         } catch {

@@ -42,17 +42,12 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Access") var safety: ServerSafetyOptions
 
-    @Option(help: ArgumentHelp("Answer what no recording or stub does from this OpenAPI document (YAML or JSON).", valueName: "SPEC"))
-    var openapi: String?
-
-    @Flag(help: "Refuse a request that breaks the --openapi document with 400 and the violations.")
-    var openapiStrict = false
+    @OptionGroup(title: "API contract") var contract: ContractOptions
 
     func validate() throws {
-        guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty || openapi != nil else {
+        guard !cassettes.isEmpty || cassetteDir != nil || !lifecycle.stubFiles.isEmpty || contract.openapi != nil else {
             throw ValidationError("give at least one cassette, --stubs FILE, --cassette-dir or --openapi SPEC")
         }
-        if openapiStrict, openapi == nil { throw ValidationError("--openapi-strict needs --openapi SPEC") }
         guard AnswerStatusRule.stubbed.contains(unmatchedStatus) else {
             throw ValidationError("--unmatched-status must be from 100 to 999, not \(unmatchedStatus)")
         }
@@ -63,12 +58,9 @@ struct ReplayCommand: AsyncParsableCommand {
         let deck: ReplayDeck
         do {
             try lifecycle.apply(to: &options)
-            var contract = try openapi.map { spec throws(ToolingError) in try APIDocumentFile.contract(at: URL(filePath: spec)) }
-            contract?.seed = playback.seed
-            contract?.refusesViolations = openapiStrict
             deck = try ReplayMode.loadDeck(files: cassettes.map { URL(filePath: $0) },
                                                 stubFiles: lifecycle.stubFiles.map { URL(filePath: $0) },
-                                                options: options, hooks: lifecycle.hooks, contract: contract)
+                                                options: options, hooks: lifecycle.hooks, contract: try contract.contract(seed: playback.seed))
         } catch {
             Diagnostic.error("\(error)")
             throw ExitCode(2)

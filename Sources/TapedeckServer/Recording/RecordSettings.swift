@@ -26,6 +26,8 @@ package struct RecordSettings: Sendable {
     package var stubs: [Stub] = []
     /// The clock of expiry and of `{{now}}`.
     package var hooks = PlaybackHooks()
+    /// The API document each recorded exchange is checked against (`--openapi`), noting what breaks it.
+    package var contract: APIContract?
 
     /// Creates settings with the documented defaults.
     package init(cassette: URL, target: ReverseProxyTarget? = nil, mode: RecordMode = .newEpisodes, redaction: RedactionRules = .defaults,

@@ -48,7 +48,7 @@ package final class RecordingMode: Mode {
         answers = PlaybackAnswers(configuration: configuration, logger: logger, redaction: settings.redaction,
                                   secrets: settings.playback.secrets, protoSchema: settings.playback.match.protoSchema)
         recording = RecordingRunner(recorder: recorder, forwarder: forwarder, answers: answers,
-                                    secrets: settings.playback.secrets, logger: logger)
+                                    secrets: settings.playback.secrets, contract: settings.contract, logger: logger)
         var admin = AdminEndpoints(
             mode: settings.mode.rawValue,
             cassettes: { [recorder] in ([recorder.file.relativePath], recorder.interactionCount) },
@@ -86,6 +86,7 @@ package final class RecordingMode: Mode {
             if isWebSocket { return .tunnel(upgradeTunnel(request, as: cassetteRequest, host: host, port: port)) }
             return .forward(forwarding(request, as: cassetteRequest, target: target, record: false))
         }
+        if let refusal = Decision.refusal(of: cassetteRequest, breaking: settings.contract) { return refusal }
         guard let route = recorder.route(cassetteRequest, session: control.session, quickly: quickly) else { return nil }
         switch route {
         case .replay(let playback):

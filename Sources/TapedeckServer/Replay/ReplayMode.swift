@@ -87,10 +87,7 @@ package final class ReplayMode: Mode {
             deck = self.deck
         }
         let cassetteRequest = request.cassetteRequest()
-        if let contract = deck.player.contract, contract.refusesViolations {
-            let violations = contract.violations(of: cassetteRequest)
-            if !violations.isEmpty { return .refuse(.contractViolated(violations, request: cassetteRequest)) }
-        }
+        if let refusal = Decision.refusal(of: cassetteRequest, breaking: deck.player.contract) { return refusal }
         guard let played = deck.player.play(cassetteRequest, session: control.session, quickly: quickly) else { return nil }
         switch played {
         case .played(let playback):

@@ -35,6 +35,15 @@ extension Decision {
     }
 }
 
+extension Decision {
+    /// Under `--openapi-strict`, the refusal of a request that breaks the API document; nil otherwise.
+    static func refusal(of request: CassetteRequest, breaking contract: APIContract?) -> Decision? {
+        guard let contract, contract.refusesViolations else { return nil }
+        let violations = contract.violations(of: request)
+        return violations.isEmpty ? nil : .refuse(.contractViolated(violations, request: request))
+    }
+}
+
 /// A request going to the live service: what to send, where, and whether the exchange is recorded
 /// (``RecordingRunner`` carries it out).
 package struct Forwarding: Sendable {

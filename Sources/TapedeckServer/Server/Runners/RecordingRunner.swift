@@ -17,7 +17,10 @@ package final class RecordingRunner: Sendable {
     private let secrets: Secrets
     private let logger: Logger
 
-    init(recorder: Recorder, forwarder: UpstreamForwarder, answers: PlaybackAnswers, secrets: Secrets, logger: Logger) {
+    /// - Parameter contract: the API document each recorded exchange is checked against; what
+    ///   breaks it goes to the journal and the inspector, and a warning line each.
+    init(recorder: Recorder, forwarder: UpstreamForwarder, answers: PlaybackAnswers, secrets: Secrets, contract: APIContract?,
+         logger: Logger) {
         self.forwarder = forwarder
         spooling = LargeBodySpooling(recorder: recorder)
         exchanges = answers.exchanges
@@ -28,7 +31,12 @@ package final class RecordingRunner: Sendable {
             do {
                 let now = Timestamp.now()
                 let recorded = try recorder.record(exchange.interaction(recordedAt: now))
-                let entry = JournalEntry(request: exchange.request, outcome: .recorded, time: now)
+                var entry = JournalEntry(request: exchange.request, outcome: .recorded, time: now)
+                if let violations = contract?.violations(of: recorded.request, answeredWith: recorded).map(\.line), !violations.isEmpty {
+                    entry.violations = violations
+                    let request = "\(recorded.request.method) \(recorded.request.url)"
+                    for line in violations { logger.warning("recorded \(request) breaks the API document: \(line)") }
+                }
                 journal.append(entry)
                 // The inspector shows what the cassette holds: redacted, secrets as placeholders.
                 exchanges?.add(entry, request: recorded.request, response: recorded.response, chunks: recorded.chunks, isClean: true)
