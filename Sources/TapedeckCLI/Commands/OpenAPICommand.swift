@@ -4,10 +4,10 @@ import ArgumentParser
 struct OpenAPICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openapi",
-        abstract: "Check recorded traffic against an OpenAPI document.",
+        abstract: "Check or infer an OpenAPI document for recordings.",
         discussion: """
         Example:
           tapedeck openapi validate api.yaml cassettes/*.json
         """,
-        subcommands: [OpenAPIValidateCommand.self])
+        subcommands: [OpenAPIValidateCommand.self, OpenAPIInferCommand.self])
 }

@@ -8,7 +8,7 @@ import TapedeckTooling
 struct OpenAPIValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check every recorded exchange against an OpenAPI document.",
+        abstract: "Check recorded exchanges against an OpenAPI document.",
         usage: "tapedeck openapi validate [<options>] <spec> <cassettes> ...",
         discussion: """
         Checks, for each interaction: its path (after a server's path prefix, such as /v1) and \

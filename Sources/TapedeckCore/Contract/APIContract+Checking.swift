@@ -111,7 +111,7 @@ extension APIContract {
     }
 
     /// Whether a media type is JSON: `application/json`, or any `+json`.
-    static func isJSON(_ mediaType: String) -> Bool {
+    package static func isJSON(_ mediaType: String) -> Bool {
         mediaType == "application/json" || mediaType.hasSuffix("+json")
     }
 
