@@ -60,6 +60,9 @@ public struct GraphQLRequest: Sendable, Hashable {
                   contentType: request.headers["Content-Type"])
     }
 
+    /// The URL parameters a GET request carries GraphQL in.
+    public static let urlParameterNames: Set<String> = ["query", "operationName", "variables", "extensions"]
+
     /// The SHA-256 of ``query`` exactly as sent, in hexadecimal: what an Apollo client names it by
     /// in a later request that carries only ``persistedQueryHash``.
     public var queryHash: String? {

@@ -53,6 +53,12 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
         public var difference: String
     }
 
+    /// One entry of a GraphQL answer's `errors`.
+    public struct GraphQLError: Sendable, Hashable, Codable {
+        /// What went wrong, in one line.
+        public var message: String
+    }
+
     /// Why nothing was served.
     public var reason: Reason
     /// The request as received.
@@ -67,6 +73,10 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
     public var nearestStubs: [StubNearMiss]?
     /// How the request breaks the API document given with `--openapi`, one line each; nil without one.
     public var violations: [String]?
+    /// For a GraphQL request, the miss in one line (the operation and its first differing
+    /// variable, or why no recording is close) as a GraphQL answer's `errors`, which GraphQL
+    /// clients show when they ignore the status; nil for other requests.
+    public var errors: [GraphQLError]?
     /// What to do next.
     public var hint: String
 
@@ -77,6 +87,7 @@ public struct MatchDiagnosis: Sendable, Hashable, Codable, CustomStringConvertib
         case .exhausted: lines.append("Tapedeck: every interaction matching \(request.method) \(request.url) was already played")
         case .expired: lines.append("Tapedeck: every interaction matching \(request.method) \(request.url) has expired")
         }
+        for error in errors ?? [] { lines.append("  GraphQL: \(error.message)") }
         lines.append("  cassettes searched: \(cassettes.joined(separator: ", "))")
         lines.append("  rules: \(rules.joined(separator: ", "))")
         if nearest.isEmpty {

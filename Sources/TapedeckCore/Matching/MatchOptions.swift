@@ -41,6 +41,9 @@ public struct MatchOptions: Sendable, Hashable {
             rules.append("body (by content type)")
             if !ignoredFormFields.isEmpty { rules.append("form ignoring \(ignoredFormFields.sorted().joined(separator: ", "))") }
             if !ignoredJSONPaths.isEmpty { rules.append("JSON ignoring \(ignoredJSONPaths.map(\.description).joined(separator: ", "))") }
+            #if GraphQL
+            rules.append("GraphQL: the operation (canonical form) and the variables as JSON, in place of the body")
+            #endif
         }
         if !matchedHeaders.isEmpty { rules.append("headers \(matchedHeaders.joined(separator: ", "))") }
         if protoSchema != nil && !ignoreBody { rules.append("gRPC messages as JSON by their descriptors") }

@@ -7,8 +7,8 @@ import Foundation
 /// is checked on the few candidates only when the incoming request names one.
 package struct Matcher: Sendable {
     let normalizer: RequestNormalizer
-    private let keys: [RequestKey]
-    private let origins: [RequestTarget?]
+    let keys: [RequestKey]
+    let origins: [RequestTarget?]
     private let index: [RequestKey: [Int]]
     /// Each recorded request's Range and conditional headers; nil when it sent none.
     private let conditions: [ConditionalHeaders?]

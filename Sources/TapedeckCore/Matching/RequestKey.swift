@@ -37,6 +37,10 @@ enum ComparableBody: Sendable, Hashable {
     case multipart([Multipart.Part])
     /// A large body by its SHA-256 in hexadecimal and its size (``RequestNormalizer/comparableBody(_:path:)``).
     case digest(String, count: Int)
+    #if GraphQL
+    /// A GraphQL request's operation and variables (``GraphQLMatchKey``).
+    case graphQL(GraphQLMatchKey)
+    #endif
 
     /// A large body by its SHA-256: a side file's (or a spooled upload's) from its name, without
     /// reading it; a body in memory hashed.
@@ -54,6 +58,9 @@ enum ComparableBody: Sendable, Hashable {
         case .form: return "form"
         case .multipart: return "multipart"
         case .digest: return "large"
+        #if GraphQL
+        case .graphQL: return "GraphQL"
+        #endif
         }
     }
 }

@@ -8,6 +8,10 @@ struct RequestNormalizer: Sendable {
     private let ignoredForm: Set<String>
     private let ignoredJSON: [JSONPath]
     private let matchedHeaders: [String]
+    #if GraphQL
+    /// The recorded GraphQL queries, parsed once.
+    let graphQL: GraphQLKeyReader
+    #endif
 
     /// Creates a normalizer; `recorded` is scanned for redacted values, which are then ignored.
     init(options: MatchOptions, recorded: [Interaction]) {
@@ -44,23 +48,52 @@ struct RequestNormalizer: Sendable {
         ignoredForm = form
         ignoredJSON = json
         matchedHeaders = options.matchedHeaders.map { $0.lowercased() }.filter { !redactedHeaders.contains($0) }.sorted()
+        #if GraphQL
+        graphQL = GraphQLKeyReader(recorded: recorded)
+        #endif
     }
 
-    /// The comparable form of a request whose URL is already split into `target`.
+    /// The comparable form of a request whose URL is already split into `target`: for a GraphQL
+    /// request, its operation and variables (``GraphQLMatchKey``) stand in place of the body and,
+    /// for a GET, of the URL parameters that carry them.
     func key(for request: CassetteRequest, target: RequestTarget) -> RequestKey {
-        RequestKey(
-            method: request.method.uppercased(),
+        let method = request.method.uppercased()
+        var body: ComparableBody?
+        var comparedApart: Set<String> = []
+        #if GraphQL
+        if let graphQLKey = graphQLKey(for: request) {
+            body = .graphQL(graphQLKey)
+            if method == "GET" { comparedApart = GraphQLRequest.urlParameterNames }
+        }
+        #endif
+        return RequestKey(
+            method: method,
             path: FormURLEncoding.normalizePath(target.path),
-            query: comparableQuery(target.query),
-            body: comparableBody(request, path: target.path),
+            query: comparableQuery(target.query, leavingOut: comparedApart),
+            body: body ?? comparableBody(request, path: target.path),
             headers: matchedHeaders.map { RequestKey.HeaderValues(name: $0, values: request.headers.values(for: $0)) })
     }
 
-    /// Decoded, sorted query pairs without ignored names.
-    func comparableQuery(_ query: String?) -> [FormURLEncoding.Pair] {
+    /// Decoded, sorted query pairs without ignored names (and without `leftOut`, names compared apart).
+    func comparableQuery(_ query: String?, leavingOut leftOut: Set<String> = []) -> [FormURLEncoding.Pair] {
         guard let query, !query.isEmpty else { return [] }
-        return FormURLEncoding.pairs(Substring(query)).filter { !ignoredQuery.contains($0.name.lowercased()) }.sorted()
+        return FormURLEncoding.pairs(Substring(query))
+            .filter { !ignoredQuery.contains($0.name.lowercased()) && !leftOut.contains($0.name) }.sorted()
     }
+
+    #if GraphQL
+    /// A GraphQL request's operation and variables; nil when the request is not GraphQL, when its
+    /// query has no operation (it is then matched by its body as any other), and when bodies are ignored.
+    private func graphQLKey(for request: CassetteRequest) -> GraphQLMatchKey? {
+        guard !options.ignoreBody, let graphQLRequest = GraphQLKeyReader.graphQLRequest(request) else { return nil }
+        return try? graphQLKey(for: graphQLRequest).get()
+    }
+
+    /// A GraphQL request's operation and variables under the ignore rules, or why its query has no operation.
+    func graphQLKey(for request: GraphQLRequest) -> Result<GraphQLMatchKey, GraphQLRequestError> {
+        graphQL.key(for: request, ignoring: ignoredJSON)
+    }
+    #endif
 
     /// The body in the form its Content-Type calls for; a gRPC request's messages as JSON when
     /// the options carry a ``ProtoSchema`` that reads them all.

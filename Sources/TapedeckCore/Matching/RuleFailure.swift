@@ -7,6 +7,12 @@ struct RuleFailure: Sendable, Hashable {
         case method, host, path, query, body, headers
         /// A ``CustomMatchRule``, by name.
         case custom(String)
+        #if GraphQL
+        /// A GraphQL request's operation, in place of the body.
+        case operation
+        /// A GraphQL request's variables, in place of the body.
+        case variables
+        #endif
 
         /// The name diagnoses show.
         var name: String {
@@ -18,6 +24,10 @@ struct RuleFailure: Sendable, Hashable {
             case .body: return "body"
             case .headers: return "headers"
             case .custom(let name): return name
+            #if GraphQL
+            case .operation: return "operation"
+            case .variables: return "variables"
+            #endif
             }
         }
 
@@ -28,6 +38,11 @@ struct RuleFailure: Sendable, Hashable {
             case .host: return 4
             case .query, .body: return 2
             case .headers, .custom: return 1
+            #if GraphQL
+            // Another operation is further than the same one with other variables.
+            case .operation: return 3
+            case .variables: return 2
+            #endif
             }
         }
     }
@@ -52,7 +67,7 @@ struct RuleFailure: Sendable, Hashable {
             failures.append(RuleFailure(rule: .query, difference: pairDifference(recorded.query, received.query)))
         }
         if recorded.body != received.body {
-            failures.append(RuleFailure(rule: .body, difference: bodyDifference(recorded.body, received.body)))
+            failures.append(bodyFailure(recorded.body, received.body))
         }
         if recorded.headers != received.headers {
             let differing = zip(recorded.headers, received.headers).filter { $0.values != $1.values }
@@ -60,6 +75,16 @@ struct RuleFailure: Sendable, Hashable {
             failures.append(RuleFailure(rule: .headers, difference: text))
         }
         return failures
+    }
+
+    /// How two bodies differ; for two GraphQL requests, by operation or variables.
+    private static func bodyFailure(_ recorded: ComparableBody, _ received: ComparableBody) -> RuleFailure {
+        #if GraphQL
+        if case .graphQL(let old) = recorded, case .graphQL(let new) = received {
+            return GraphQLMatchKey.failure(recorded: old, received: new)
+        }
+        #endif
+        return RuleFailure(rule: .body, difference: bodyDifference(recorded, received))
     }
 
     /// What one multiset of pairs has that the other lacks.

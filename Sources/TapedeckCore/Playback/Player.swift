@@ -134,6 +134,9 @@ package final class Player: Sendable {
                 ? matcher.nearMisses(for: request)
                 : matched.prefix(3).map { ($0, failedCustomRules(matched: $0, request)) }
             var unmatched = diagnosis(for: request, reason: .noMatch, nearest: nearest)
+            #if GraphQL
+            unmatched.errors = matcher.graphQLMiss(for: request).map { [MatchDiagnosis.GraphQLError(message: $0)] }
+            #endif
             let nearestStubs = stubs.nearMisses(for: request, session: session).map {
                 MatchDiagnosis.StubNearMiss(id: $0.stub.id, name: $0.stub.name, failedField: $0.failure.field,
                                             difference: $0.failure.difference)

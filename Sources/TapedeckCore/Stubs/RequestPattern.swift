@@ -20,6 +20,11 @@ public struct RequestPattern: Sendable {
     public var json: JSONValue?
     /// Text the raw body must contain.
     public var bodyContains: String?
+    #if GraphQL
+    /// What a GraphQL request must run: the operation's name, its variables by subset, its query
+    /// in canonical form (``GraphQLPattern``).
+    public var graphQL: GraphQLPattern?
+    #endif
 
     /// Creates a pattern; with no fields it matches every request.
     public init(method: String? = nil, host: String? = nil, path: String? = nil, pathRegex: StubRegex? = nil,
@@ -83,6 +88,9 @@ public struct RequestPattern: Sendable {
         if let bodyContains, request.body.data.range(of: Data(bodyContains.utf8)) == nil, !bodyContains.isEmpty {
             return .failure(PatternFailure(field: "bodyContains", difference: "the body does not contain \"\(bodyContains)\""))
         }
+        #if GraphQL
+        if let failure = graphQL?.failure(for: request) { return .failure(failure) }
+        #endif
         return .success(captures)
     }
 

@@ -43,6 +43,9 @@ extension Stub: Decodable {
 extension RequestPattern: Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case method, host, path, pathRegex, query, headers, form, json, bodyContains
+        #if GraphQL
+        case graphql
+        #endif
     }
 
     /// Reads a request pattern.
@@ -68,8 +71,30 @@ extension RequestPattern: Decodable {
         self.init(method: method, host: host, path: path, pathRegex: regex,
                   query: query.mapValues { ValuePattern($0) }, headers: headers.mapValues { ValuePattern($0) },
                   form: form.mapValues { ValuePattern($0) }, json: json, bodyContains: bodyContains)
+        #if GraphQL
+        graphQL = try container.decodeIfPresent(GraphQLPattern.self, forKey: .graphql)
+        #endif
     }
 }
+
+#if GraphQL
+extension GraphQLPattern: Decodable {
+    private enum CodingKeys: String, CodingKey, CaseIterable { case operationName, variables, query }
+
+    /// Reads a `graphql` pattern; a query with no operation to compare is refused with the parser's reason.
+    public init(from decoder: Decoder) throws {
+        try decoder.refuseUnknownKeys(CodingKeys.allCases.map(\.rawValue), in: "a graphql pattern")
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            try self.init(operationName: try container.decodeIfPresent(String.self, forKey: .operationName),
+                          variables: try container.decodeIfPresent(JSONValue.self, forKey: .variables),
+                          query: try container.decodeIfPresent(String.self, forKey: .query))
+        } catch let error as GraphQLRequestError {
+            throw DecodingError.dataCorruptedError(forKey: .query, in: container, debugDescription: "\(error)")
+        }
+    }
+}
+#endif
 
 extension StubResponse: Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable { case status, headers, body, grpc, trailers, delayMs, templated, fault, websocket }

@@ -1075,6 +1075,22 @@ package enum AdminAPIDocument {
               "type": "string"
             }
           },
+          "errors": {
+            "description": "For a GraphQL request: the miss in one line as a GraphQL answer's errors, which GraphQL clients show.",
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "message"
+              ],
+              "properties": {
+                "message": {
+                  "type": "string"
+                }
+              },
+              "additionalProperties": false
+            }
+          },
           "reason": {
             "description": "Why nothing was served.",
             "enum": [
@@ -1143,6 +1159,33 @@ package enum AdminAPIDocument {
               "string",
               "null"
             ]
+          },
+          "graphql": {
+            "description": "The request is a GraphQL request, and each field given holds.",
+            "type": [
+              "object",
+              "null"
+            ],
+            "properties": {
+              "operationName": {
+                "description": "The name of the operation the request runs, exactly.",
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "variables": {
+                "description": "The request's variables contain this value: objects by subset, arrays and scalars equal, \"*\" any value. null is the same as absent."
+              },
+              "query": {
+                "description": "A query document: the request runs the same operation (with operationName, the one of that name), compared in canonical form. One that does not parse is refused with 400.",
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            },
+            "additionalProperties": false
           },
           "form": {
             "description": "Form fields that must be present: an exact value, * (any value) or {name} (any value, captured).",

@@ -63,6 +63,7 @@ struct ExchangeRedaction: Sendable {
         if let stubs = diagnosis.nearestStubs {
             diagnosis.nearestStubs = stubs.map { var stub = $0; stub.difference = blot(stub.difference); return stub }
         }
+        diagnosis.errors = diagnosis.errors?.map { var error = $0; error.message = blot(error.message); return error }
         return diagnosis
     }
 
