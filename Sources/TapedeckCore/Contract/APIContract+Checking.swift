@@ -26,6 +26,13 @@ extension APIContract {
         }
     }
 
+    /// How an interaction's answer breaks the operation its request fits (nothing when none fits).
+    public func answerViolations(of interaction: Interaction) -> [ContractViolation] {
+        let request = interaction.request
+        guard case .operation(let operation, _) = fit(method: request.method.uppercased(), path: request.target.path) else { return [] }
+        return responseViolations(operation, interaction: interaction)
+    }
+
     private func parameterViolations(_ operation: APIOperation, request: CassetteRequest,
                                      pathValues: [String: String]) -> [ContractViolation] {
         let query = request.target.query.map { FormURLEncoding.pairs(Substring($0)) } ?? []

@@ -19,6 +19,8 @@ package final class Player: Sendable {
     package let contract: APIContract?
     /// The document's operations that recordings answer, and only they.
     private let recordedOperations: Set<String>
+    /// How each recorded answer breaks the document, checked once at load (by position).
+    private let recordedAnswerViolations: [[String]]
     private let matcher: Matcher
     private let hooks: PlaybackHooks
     private let cassetteNames: [String]
@@ -67,6 +69,9 @@ package final class Player: Sendable {
         self.matcher = Matcher(interactions: interactions, options: options.match)
         self.contract = contract
         recordedOperations = contract?.operations(recordedIn: interactions) ?? []
+        recordedAnswerViolations = contract.map { contract in
+            interactions.map { contract.answerViolations(of: $0).map(\.line) }
+        } ?? []
     }
 
     /// Creates a player over one cassette.
@@ -108,8 +113,11 @@ package final class Player: Sendable {
         guard let contract, let result else { return result }
         switch result {
         case .played(let playback):
-            let found = contract.violations(of: incoming, answeredWith: playback.interaction)
-            return found.isEmpty ? result : .played(playback.noting(found.map(\.line)))
+            // A recorded answer was checked at load; a stub's or the document's is made for this request.
+            let answer = playback.position >= 0 ? recordedAnswerViolations[playback.position]
+                : contract.answerViolations(of: playback.interaction).map(\.line)
+            let found = contract.violations(of: incoming).map(\.line) + answer
+            return found.isEmpty ? result : .played(playback.noting(found))
         case .unmatched(var diagnosis):
             diagnosis.violations = contract.violations(of: incoming).map(\.line)
             return .unmatched(diagnosis)
