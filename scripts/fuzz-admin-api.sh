@@ -64,13 +64,17 @@ done
 # test (AdminAPIDocumentTests) reads its start instead, and checks GET openapi.json, which
 # schemathesis leaves out as the schema it loaded. Requests come from loopback without an Origin,
 # so the guard lets them in; reset and deleting stubs are fine to call.
+# positive_data_acceptance (schemathesis's "schema-valid request rejected") is left out: a stub's
+# `graphql.query` must be a GraphQL document that parses, which no JSON Schema keyword can say, so
+# a random string the schema allows is rightly refused with the documented 400. Every other check
+# runs, and the 400s' bodies are still checked against the document.
 SEED_OPTION=()
 [ -n "${FUZZ_SEED:-}" ] && SEED_OPTION=(--seed "$FUZZ_SEED")
 START=$(date +%s)
 set +e
 (cd "$WORK" && timeout --kill-after=10 "${FUZZ_SECONDS:-300}" \
     schemathesis run "$BASE/__tapedeck/openapi.json" --url "$BASE" \
-        --checks all --max-examples "${FUZZ_EXAMPLES:-100}" "${SEED_OPTION[@]}" \
+        --checks all --exclude-checks positive_data_acceptance --max-examples "${FUZZ_EXAMPLES:-100}" "${SEED_OPTION[@]}" \
         --exclude-path /__tapedeck/events --workers 1 --request-timeout 10 --no-color)
 STATUS=$?
 set -e
